@@ -1,0 +1,41 @@
+# Two commands a new user needs: `make run` (dashboard) and `make test` (the whole suite).
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PORT ?= 8501
+export TF_CPP_MIN_LOG_LEVEL ?= 2
+
+.PHONY: run test venv venv-dev lint format bench clean
+
+run: $(VENV)/.runtime  ## start the dashboard (creates .venv once)
+	$(PY) -m streamlit run app.py --server.headless true --server.port $(PORT)
+
+test: $(VENV)/.dev  ## lint, then the whole test suite
+	$(PY) -m ruff check .
+	$(PY) -m pytest
+
+venv: $(VENV)/.runtime  ## only install the pinned runtime requirements (idempotent)
+
+venv-dev: $(VENV)/.dev
+
+$(VENV)/.runtime: requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+$(VENV)/.dev: requirements-dev.txt $(VENV)/.runtime
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+lint: $(VENV)/.dev
+	$(PY) -m ruff check .
+
+format: $(VENV)/.dev
+	$(PY) -m ruff format .
+
+bench: $(VENV)/.runtime  ## the DQN numbers of the README (takes a while)
+	$(PY) benchmarks/dqn_styles.py
+	$(PY) benchmarks/dqn_book_run.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,13 @@
+"""TF Training Lab: the router. Pages are thin views over rlcore; training never runs in this process."""
+
+import streamlit as st
+
+
+def run() -> None:
+    # A function, so tests can drive the router (Streamlit's hello app does the same).
+    st.set_page_config(page_title="TF Training Lab", page_icon="🧪", layout="wide")
+    pages = [st.Page("pages/home.py", title="Home", icon="🏠", default=True)]
+    st.navigation(pages).run()
+
+
+run()

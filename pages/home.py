@@ -1,0 +1,19 @@
+"""Home: what the lab answers, and how to ask it from the shell until the training pages land."""
+
+import streamlit as st
+
+st.title("TF Training Lab")
+st.markdown(
+    "Why does a TensorFlow port of a small DQN train many times slower than the PyTorch original, and why can a "
+    "GPU be slower than the CPU? This lab answers both by measuring them on your machine: the same training in "
+    "four execution styles (naive, eager, graph, XLA), with the time of every phase and the book's win-rate test."
+)
+st.subheader("From the shell")
+st.code(
+    "python -m rlcore dqn --exec naive --epochs 20    # the seed's port: model.predict per move\n"
+    "python -m rlcore dqn --exec graph                # the book's 5000 games, compiled once\n"
+    "python -m rlcore dqn --help                      # every setting, with the book's defaults\n"
+    "python -m rlcore devices                         # what TensorFlow sees on this machine",
+    language="bash",
+)
+st.caption("Training pages, run history and the benchmark lab arrive in the next releases.")

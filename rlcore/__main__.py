@@ -1,0 +1,3 @@
+from rlcore.cli import main
+
+raise SystemExit(main())

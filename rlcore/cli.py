@@ -1,0 +1,146 @@
+"""Command line: ``python -m rlcore dqn | devices``.
+
+Arguments are validated by ``rlcore.config`` before TensorFlow is imported, so a bad value
+costs nothing and prints one sentence (exit 2). The device is pinned before the import too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rlcore import report
+from rlcore.config import ConfigError, DQNConfig
+from rlcore.execution import DeviceError, pin_device
+
+EXIT_BAD_INPUT = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad argument is one sentence and exit 2, without the usage block."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_BAD_INPUT, f"error: {message} (see {self.prog} --help)\n")
+
+
+def _add_config_flags(parser: argparse.ArgumentParser, cls: type) -> None:
+    """One flag per config field, with its help, default and choices from the field metadata."""
+    for f in dataclasses.fields(cls):
+        meta = f.metadata
+        flag = "--" + (meta.get("flag") or f.name).replace("_", "-")
+        kind = {"int": int, "float": float}.get(str(f.type), str)
+        parser.add_argument(flag, dest=f.name, type=kind, default=f.default, choices=meta.get("choices"),
+                            metavar=None if meta.get("choices") else f.name.upper(),
+                            help=f"{meta['help']} (default: {f.default})")
+
+
+def _config_from_args(cls: type, args: argparse.Namespace) -> Any:
+    return cls(**{f.name: getattr(args, f.name) for f in dataclasses.fields(cls)})
+
+
+class TqdmReporter:
+    """Progress bar for the CLI: games done, last loss, window throughput, last win rate."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self.bar = None
+        self.postfix: dict[str, str] = {}
+
+    def on_start(self, info: report.RunInfo) -> None:
+        if self.enabled:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=info.total, unit=info.unit.rstrip("s"), dynamic_ncols=True, file=sys.stderr)
+
+    def on_record(self, record: report.Record) -> bool:
+        if self.bar is not None:
+            m = record.metrics
+            if report.LOSS in m:
+                self.postfix["loss"] = f"{m[report.LOSS]:.4f}"
+            if report.ENV_STEPS_PER_S in m:
+                self.postfix["steps/s"] = f"{m[report.ENV_STEPS_PER_S]:.0f}"
+            if report.WIN_RATE in m:
+                self.postfix["win"] = f"{m[report.WIN_RATE]:.1%}"
+            self.bar.n = round(record.progress * self.bar.total)
+            self.bar.set_postfix(self.postfix, refresh=True)
+        return True
+
+    def on_end(self, summary: dict[str, Any]) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m rlcore", description="TF Training Lab: train and measure from the shell.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    dqn = sub.add_parser(
+        "dqn", help="train the book's Gridworld DQN (replay + target network)",
+        description="Train the chapter-3 DQN of 'Deep Reinforcement Learning in Action' and run the "
+                    "book's win-rate test. Defaults are the book's values.",
+    )
+    _add_config_flags(dqn, DQNConfig)
+    dqn.add_argument("--json", metavar="FILE", help="write the result as JSON here (default: none)")
+    dqn.add_argument("--save-model", metavar="FILE.keras", help="save the trained network here (default: none)")
+    dqn.add_argument("--quiet", action="store_true", help="no progress bar (default: off)")
+
+    devices = sub.add_parser("devices", help="show the CPU, GPUs and TensorFlow version this machine offers")
+    devices.add_argument("--json", action="store_true", help="print JSON instead of text (default: off)")
+    return parser
+
+
+def _run_dqn(args: argparse.Namespace) -> int:
+    try:
+        cfg = _config_from_args(DQNConfig, args)
+    except ConfigError as e:
+        return _fail(str(e))
+    if args.save_model and not args.save_model.endswith(".keras"):
+        return _fail(f"--save-model must name a .keras file, not {args.save_model!r}.")
+    pin_device(cfg.device)
+    from rlcore import dqn
+    from rlcore.environment import environment_card
+
+    try:
+        result = dqn.train(cfg, TqdmReporter(enabled=not args.quiet))
+    except DeviceError as e:
+        return _fail(str(e))
+    summary = result.summary() | {"environment": environment_card()}
+    if args.save_model:
+        dqn.save_model(result.agent, args.save_model)
+    if args.json:
+        Path(args.json).write_text(json.dumps(summary, indent=2))
+    print(f"{result.games} games, {result.steps} steps in {result.train_seconds:.1f} s "
+          f"({result.steps_per_second:.0f} steps/s, {cfg.exec_mode} on {cfg.device}); "
+          f"win rate {result.win_rate:.1%} on {cfg.test_games} test games.")
+    return 0
+
+
+def _run_devices(args: argparse.Namespace) -> int:
+    pin_device("gpu")  # look at everything TensorFlow can see
+    from rlcore.environment import environment_card
+
+    card = environment_card()
+    if args.json:
+        print(json.dumps(card, indent=2))
+    else:
+        print(f"CPU: {card['cpu']} ({card['cores']} cores)")
+        print(f"GPU: {', '.join(card['gpus']) or 'no GPU visible to TensorFlow'}")
+        print(f"TensorFlow {card['tensorflow']}, Keras {card['keras']}, Python {card['python']}")
+    return 0
+
+
+def _fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "dqn":
+        return _run_dqn(args)
+    return _run_devices(args)

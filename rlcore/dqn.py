@@ -1,0 +1,427 @@
+"""The book's final chapter-3 DQN (replay memory + target network) in four execution styles.
+
+One train-step body serves every style; only how it is called changes (see ``ExecMode``):
+``naive`` keeps the seed's slow habits on purpose (``model.predict`` per move, eager step, a
+Python-list gather of Q(s, a)), ``eager`` fixes the gather, ``graph`` and ``xla`` compile the act
+and train steps once. Environment logic stays in numpy so the styles differ only in TensorFlow use.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from rlcore import gridworld as gw
+from rlcore import report
+from rlcore.config import DQNConfig
+from rlcore.execution import ExecMode, check_device, compile_fn
+
+PHASES = ("env", "act", "replay", "train", "sync")
+STATE_SIZE = 64
+N_ACTIONS = 4
+QFunction = Callable[[np.ndarray], np.ndarray]  # (B, 64) float32 -> (B, 4) Q-values
+
+
+class DivergedError(RuntimeError):
+    """The training loss became NaN or infinite."""
+
+
+# ---------------------------------------------------------------- network
+
+
+def build_q_network(hidden1: int, hidden2: int, seed: int) -> keras.Model:
+    """64 -> hidden1 -> hidden2 -> 4 ReLU MLP with PyTorch's default init, as the book's network.
+
+    PyTorch's nn.Linear draws weights and biases from U(-1/sqrt(fan_in), 1/sqrt(fan_in)); a
+    VarianceScaling of 1/3 (fan_in, uniform) gives exactly that bound for the weights.
+    """
+    layers = [keras.Input((STATE_SIZE,))]
+    fan_in = STATE_SIZE
+    for i, (units, act) in enumerate(((hidden1, "relu"), (hidden2, "relu"), (N_ACTIONS, None))):
+        bound = 1.0 / np.sqrt(fan_in)
+        layers.append(keras.layers.Dense(
+            units,
+            activation=act,
+            kernel_initializer=keras.initializers.VarianceScaling(1 / 3, "fan_in", "uniform", seed=seed + 2 * i),
+            bias_initializer=keras.initializers.RandomUniform(-bound, bound, seed=seed + 2 * i + 1),
+        ))
+        fan_in = units
+    return keras.Sequential(layers)
+
+
+def copy_weights(source: keras.Model, dest: keras.Model) -> None:
+    for s, d in zip(source.weights, dest.weights, strict=True):
+        d.assign(s)
+
+
+# ---------------------------------------------------------------- replay memory
+
+
+class Batch(NamedTuple):
+    s1: np.ndarray  # (B, 64) float32
+    a: np.ndarray  # (B,) int32
+    r: np.ndarray  # (B,) float32
+    s2: np.ndarray  # (B, 64) float32
+    done: np.ndarray  # (B,) float32, 1.0 only when the goal was reached
+
+
+class ReplayMemory:
+    """FIFO replay memory in preallocated arrays (the book's deque(maxlen), without tuples)."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.s1 = np.zeros((capacity, STATE_SIZE), np.float32)
+        self.a = np.zeros(capacity, np.int32)
+        self.r = np.zeros(capacity, np.float32)
+        self.s2 = np.zeros((capacity, STATE_SIZE), np.float32)
+        self.done = np.zeros(capacity, np.float32)
+        self.size = 0
+        self._next = 0
+
+    def __len__(self) -> int:
+        return self.size
+
+    def add(self, s1: np.ndarray, a: int, r: float, s2: np.ndarray, done: bool) -> None:
+        i = self._next
+        self.s1[i], self.a[i], self.r[i], self.s2[i], self.done[i] = s1, a, r, s2, done
+        self._next = (i + 1) % self.capacity
+        self.size = min(self.size + 1, self.capacity)
+
+    def sample(self, rng: np.random.Generator, batch_size: int) -> Batch:
+        """A uniform sample without replacement, like the book's random.sample."""
+        idx = rng.choice(self.size, batch_size, replace=False)
+        return Batch(self.s1[idx], self.a[idx], self.r[idx], self.s2[idx], self.done[idx])
+
+
+# ---------------------------------------------------------------- the agent in each style
+
+
+def gather_python_list(q: tf.Tensor, a: np.ndarray) -> tf.Tensor:
+    """The seed's gather: one eager slice per row, stacked (slow on purpose)."""
+    return tf.stack([q[i][a[i]] for i in range(len(a))])
+
+
+def gather_batched(q: tf.Tensor, a: tf.Tensor) -> tf.Tensor:
+    """Q(s, a) for every row at once: (B, 4), (B,) -> (B,)."""
+    return tf.gather(q, a, batch_dims=1)
+
+
+def make_train_step(online: keras.Model, target: keras.Model, optimizer: keras.optimizers.Optimizer,
+                    gamma: float, gather: Callable) -> Callable:
+    """The one TD step every style runs: Y = r + gamma (1 - done) max_a Q_target(s2), MSE on Q(s1, a)."""
+
+    def train_step(s1, a, r, s2, done):
+        q2 = target(s2, training=False)  # (B, 4)
+        y = r + gamma * (1.0 - done) * tf.reduce_max(q2, axis=1)  # (B,)
+        with tf.GradientTape() as tape:
+            x = gather(online(s1, training=True), a)  # (B,)
+            loss = tf.reduce_mean(tf.square(x - tf.stop_gradient(y)))
+        grads = tape.gradient(loss, online.trainable_variables)
+        optimizer.apply_gradients(zip(grads, online.trainable_variables, strict=True))
+        return loss
+
+    return train_step
+
+
+_STATES = tf.TensorSpec((None, STATE_SIZE), tf.float32)
+_BATCH_SIGNATURE = [_STATES, tf.TensorSpec((None,), tf.int32), tf.TensorSpec((None,), tf.float32), _STATES,
+                    tf.TensorSpec((None,), tf.float32)]
+
+
+class Agent:
+    """Online and target networks, optimizer, and the act/train/sync calls of one style."""
+
+    def __init__(self, cfg: DQNConfig, exec_mode: ExecMode | str | None = None) -> None:
+        self.mode = ExecMode(exec_mode or cfg.exec_mode)
+        self.online = build_q_network(cfg.hidden1, cfg.hidden2, cfg.seed)
+        self.target = build_q_network(cfg.hidden1, cfg.hidden2, cfg.seed)
+        copy_weights(self.online, self.target)
+        self.optimizer = keras.optimizers.Adam(cfg.learning_rate)
+        self.optimizer.build(self.online.trainable_variables)  # slots exist before any trace
+
+        gather = gather_python_list if self.mode is ExecMode.NAIVE else gather_batched
+        body = make_train_step(self.online, self.target, self.optimizer, cfg.gamma, gather)
+        self.train_fn = compile_fn(body, self.mode, input_signature=_BATCH_SIGNATURE)
+        self.greedy_fn = compile_fn(self._greedy_body, self.mode, input_signature=[_STATES])
+        self._train, self._greedy = self.train_fn, self.greedy_fn
+        if self.mode in (ExecMode.GRAPH, ExecMode.XLA):
+            # Calling the traced graph directly skips tf.function's per-call argument binding,
+            # which costs more than the train step itself on a small CPU (see the README).
+            self._train = self.train_fn.get_concrete_function()
+            self._greedy = self.greedy_fn.get_concrete_function()
+        # The win-rate test is not what is being compared, so it always runs compiled.
+        self.q_values_fn = tf.function(lambda s: self.online(s, training=False), input_signature=[_STATES])
+
+    def _greedy_body(self, states):
+        return tf.argmax(self.online(states, training=False), axis=1, output_type=tf.int32)
+
+    def act(self, state: np.ndarray) -> int:
+        """Greedy action for one (64,) state; ties go to the lowest index, like numpy's argmax."""
+        if self.mode is ExecMode.NAIVE:
+            return int(np.argmax(self.online.predict(state[None], verbose=0)[0]))
+        return int(self._greedy(tf.constant(state[None])).numpy()[0])
+
+    def train(self, batch: Batch) -> tf.Tensor:
+        """One gradient step on a batch; returns the loss tensor (fetched only when reported)."""
+        if self.mode is ExecMode.NAIVE:
+            return self._train(*batch)  # the seed passes numpy arrays straight in
+        return self._train(*(tf.constant(x) for x in batch))
+
+    def sync(self) -> None:
+        copy_weights(self.online, self.target)
+
+    def q_values(self, states: np.ndarray) -> np.ndarray:
+        return self.q_values_fn(states).numpy()
+
+
+# ---------------------------------------------------------------- the book's test
+
+
+def evaluate_win_rate(q_fn: QFunction, rng: np.random.Generator, *, games: int = 1000, mode: str = "random",
+                      noise: float = 0.1, max_moves: int = 16) -> float:
+    """The book's test (greedy, fresh board per game, at most ``max_moves``), all games batched.
+
+    Each game plays exactly as in the book's test_model; batching only shares the network call
+    across games (fixed shape, so a compiled q_fn is traced once).
+    """
+    boards = [gw.new_board(mode, rng) for _ in range(games)]
+    active = np.ones(games, bool)
+    won = np.zeros(games, bool)
+    states = np.zeros((games, STATE_SIZE), np.float32)
+    for _ in range(max_moves):
+        idx = np.flatnonzero(active)
+        if idx.size == 0:
+            break
+        states[idx] = rng.random((idx.size, STATE_SIZE), dtype=np.float32) * noise
+        for i in idx:
+            states[i, list(gw.flat_indices(boards[i]))] += 1.0
+        actions = q_fn(states).argmax(axis=1)
+        for i in idx:
+            boards[i], r = gw.step(boards[i], int(actions[i]))
+            if r != gw.REWARD_STEP:
+                active[i] = False
+                won[i] = r > 0
+    return float(won.mean())
+
+
+@dataclass
+class GameReplay:
+    """One played game: the boards before and after every move, actions, rewards, outcome."""
+
+    boards: list[gw.Board]
+    actions: list[int]
+    rewards: list[float]
+    won: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "boards": [b._asdict() for b in self.boards],
+            "actions": self.actions,
+            "action_names": [gw.ACTION_NAMES[a] for a in self.actions],
+            "rewards": self.rewards,
+            "won": self.won,
+        }
+
+
+def play_game(q_fn: QFunction, seed: int, *, mode: str = "random", noise: float = 0.1,
+              max_moves: int = 16) -> GameReplay:
+    """Play one seeded greedy game under the book's test rules and return every step."""
+    game = gw.Gridworld(mode, np.random.default_rng(seed))
+    boards, actions, rewards = [game.board], [], []
+    for _ in range(max_moves):
+        a = int(q_fn(game.state(noise)[None])[0].argmax())
+        r = game.step(a)
+        boards.append(game.board)
+        actions.append(a)
+        rewards.append(r)
+        if r != gw.REWARD_STEP:
+            break
+    return GameReplay(boards, actions, rewards, won=bool(rewards and rewards[-1] > 0))
+
+
+# ---------------------------------------------------------------- training loop
+
+
+class PhaseClock:
+    """Splits wall time into named phases: each ``lap`` adds the time since the previous one."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.seconds = dict.fromkeys(names, 0.0)
+        self._t = time.perf_counter()
+
+    def restart(self) -> None:
+        self._t = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.seconds[name] += now - self._t
+        self._t = now
+
+
+@dataclass
+class TrainResult:
+    config: dict[str, Any]
+    steps: int
+    games: int
+    train_seconds: float
+    steps_per_second: float
+    final_loss: float | None
+    win_rate: float
+    phase_seconds: dict[str, float]
+    eval_seconds: float
+    stopped_early: bool
+    win_rate_history: list[tuple[int, float]] = field(default_factory=list)  # (games, win rate)
+    agent: Agent | None = field(default=None, repr=False)
+
+    def summary(self) -> dict[str, Any]:
+        """JSON-ready record of the run (everything but the agent)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "agent"}
+
+
+def _eval_rng(cfg: DQNConfig) -> np.random.Generator:
+    # The same test boards at every evaluation, so the win-rate curve compares like with like.
+    return np.random.default_rng([cfg.seed, 0xE7A1])
+
+
+def train(cfg: DQNConfig, reporter: report.Reporter | None = None, *,
+          report_interval: float = 0.5) -> TrainResult:
+    """Run the book's training loop in ``cfg.exec_mode`` and return the result with the agent.
+
+    Wall time excludes the win-rate tests; phase times cover env, act, replay, train and sync.
+    """
+    reporter = reporter or report.NullReporter()
+    device = check_device(cfg.device)
+    env_seed, explore_seed, sample_seed = np.random.SeedSequence(cfg.seed).spawn(3)
+    env = gw.Gridworld(cfg.mode, np.random.default_rng(env_seed))
+    explore_rng = np.random.default_rng(explore_seed)
+    sample_rng = np.random.default_rng(sample_seed)
+    with tf.device(device):
+        agent = Agent(cfg)
+    memory = ReplayMemory(cfg.memory_size)
+
+    reporter.on_start(report.RunInfo("dqn", cfg.epochs, "games", asdict(cfg)))
+    phases = PhaseClock(PHASES)
+    losses_window: list[tf.Tensor] = []
+    last_losses: deque[tf.Tensor] = deque(maxlen=100)
+    history: list[tuple[int, float]] = []
+    steps = games = 0
+    train_seconds = eval_seconds = 0.0
+    window_steps, window_seconds = 0, 0.0
+    last_report = time.perf_counter()
+    stopped = False
+
+    def emit(win_rate: float | None = None) -> bool:
+        nonlocal window_steps, window_seconds, losses_window
+        metrics = {report.GAMES: float(games), report.EPSILON: cfg.epsilon}
+        if losses_window:
+            loss = float(np.mean([float(x) for x in losses_window]))
+            if not np.isfinite(loss):
+                raise DivergedError(f"the training loss became {loss} after {steps} steps.")
+            metrics[report.LOSS] = loss
+        if window_seconds > 0:
+            metrics[report.ENV_STEPS_PER_S] = window_steps / window_seconds
+        if win_rate is not None:
+            metrics[report.WIN_RATE] = win_rate
+        metrics.update({report.PHASE_PREFIX + k: v for k, v in phases.seconds.items()})
+        losses_window, window_steps, window_seconds = [], 0, 0.0
+        return reporter.on_record(report.Record(steps, train_seconds, metrics, games / cfg.epochs))
+
+    clock = time.perf_counter
+    while games < cfg.epochs and not stopped:
+        t_game = clock()
+        phases.restart()
+        env.reset()
+        s1 = env.state(cfg.train_noise)
+        phases.lap("env")
+        steps_before = steps
+        for _ in range(cfg.max_moves):
+            steps += 1
+            explore = explore_rng.random() < cfg.epsilon
+            a = int(explore_rng.integers(0, N_ACTIONS)) if explore else agent.act(s1)
+            phases.lap("act")
+
+            r = env.step(a)
+            s2 = env.state(cfg.train_noise)
+            phases.lap("env")
+
+            memory.add(s1, a, r, s2, r > 0)  # done only on reaching the goal
+            s1 = s2
+            if len(memory) > cfg.warmup:
+                batch = memory.sample(sample_rng, cfg.batch_size)
+                phases.lap("replay")
+                loss = agent.train(batch)
+                losses_window.append(loss)
+                last_losses.append(loss)
+                phases.lap("train")
+                if steps % cfg.sync_every == 0:
+                    agent.sync()
+                    phases.lap("sync")
+            else:
+                phases.lap("replay")
+            if r != gw.REWARD_STEP:
+                break
+        games += 1
+        game_seconds = clock() - t_game
+        train_seconds += game_seconds
+        window_seconds += game_seconds
+        window_steps += steps - steps_before
+
+        evaluate_now = cfg.eval_every > 0 and games % cfg.eval_every == 0 and games < cfg.epochs
+        if evaluate_now or clock() - last_report >= report_interval:
+            win_rate = None
+            if evaluate_now:
+                t_eval = clock()
+                win_rate = _test(agent, cfg)
+                eval_seconds += clock() - t_eval
+                history.append((games, win_rate))
+            stopped = not emit(win_rate)
+            last_report = clock()
+
+    t_eval = clock()
+    win_rate = _test(agent, cfg)
+    eval_seconds += clock() - t_eval
+    history.append((games, win_rate))
+    emit(win_rate)
+    result = TrainResult(
+        config=asdict(cfg),
+        steps=steps,
+        games=games,
+        train_seconds=train_seconds,
+        steps_per_second=steps / train_seconds if train_seconds > 0 else 0.0,
+        final_loss=float(np.mean([float(x) for x in last_losses])) if last_losses else None,
+        win_rate=win_rate,
+        phase_seconds=dict(phases.seconds),
+        eval_seconds=eval_seconds,
+        stopped_early=stopped,
+        win_rate_history=history,
+        agent=agent,
+    )
+    reporter.on_end(result.summary())
+    return result
+
+
+def _test(agent: Agent, cfg: DQNConfig) -> float:
+    return evaluate_win_rate(agent.q_values, _eval_rng(cfg), games=cfg.test_games, mode=cfg.mode,
+                             noise=cfg.test_noise, max_moves=cfg.test_max_moves)
+
+
+def save_model(agent: Agent, path: str | Path) -> Path:
+    """Save the online network as a ``.keras`` file."""
+    path = Path(path)
+    agent.online.save(path)
+    return path
+
+
+def load_q_function(path: str | Path) -> QFunction:
+    """A Q-function from a saved ``.keras`` model, for replaying games."""
+    model = keras.models.load_model(path)
+    fn = tf.function(lambda s: model(s, training=False), input_signature=[_STATES])
+    return lambda states: fn(states).numpy()

@@ -1,0 +1,47 @@
+"""The environment card: what a throughput number was measured on."""
+
+from __future__ import annotations
+
+import os
+import platform
+import socket
+import sys
+from typing import Any
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def environment_card() -> dict[str, Any]:
+    """Versions, CPU, GPUs and thread settings of this process (imports TensorFlow)."""
+    import keras
+    import tensorflow as tf
+
+    gpus = tf.config.list_physical_devices("GPU")
+    gpu_names = []
+    for gpu in gpus:
+        details = tf.config.experimental.get_device_details(gpu)
+        gpu_names.append(details.get("device_name", gpu.name))
+    return {
+        "python": platform.python_version(),
+        "tensorflow": tf.__version__,
+        "keras": keras.__version__,
+        "cpu": cpu_model(),
+        "cores": os.cpu_count(),
+        "gpus": gpu_names,
+        "gpu": gpu_names[0] if gpu_names else None,
+        "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+        "intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads(),
+        "inter_op_threads": tf.config.threading.get_inter_op_parallelism_threads(),
+        "hostname": socket.gethostname(),
+        "platform": platform.platform(),
+        "executable": sys.executable,
+    }

@@ -1,0 +1,68 @@
+"""Execution styles and devices: how a Python step becomes eager, tf.function or XLA, and where.
+
+The device must be chosen before TensorFlow is imported (it is process-wide), so
+``pin_device`` only touches the environment, and ``check_device`` runs after the import.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from enum import StrEnum
+from typing import Any
+
+
+class ExecMode(StrEnum):
+    """How the DQN's act and train steps run."""
+
+    NAIVE = "naive"  # the seed's slow port: model.predict per move, eager step, Python-list gather
+    EAGER = "eager"  # direct model call, tf.gather(batch_dims=1), eager step
+    GRAPH = "graph"  # act and train step as tf.functions
+    XLA = "xla"  # the same, compiled with XLA (jit_compile=True)
+
+
+EXEC_MODES = tuple(m.value for m in ExecMode)
+DEVICES = ("cpu", "gpu")
+
+
+class DeviceError(RuntimeError):
+    """The requested device cannot be used; the message is one sentence for the user."""
+
+
+def pin_device(device: str, environ: dict[str, str] | None = None) -> None:
+    """Fix the device for this process before TensorFlow is imported (CPU hides every GPU)."""
+    env = os.environ if environ is None else environ
+    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    if device == "cpu":
+        env["CUDA_VISIBLE_DEVICES"] = "-1"
+
+
+def check_device(device: str, visible_gpus: Sequence[Any] | None = None) -> str:
+    """Return the TF device string, or raise DeviceError when a GPU is asked for and none is seen.
+
+    ``visible_gpus`` defaults to what TensorFlow lists; tests pass a list to check the decision.
+    """
+    if device == "cpu":
+        return "/CPU:0"
+    if visible_gpus is None:
+        import tensorflow as tf
+
+        visible_gpus = tf.config.list_physical_devices("GPU")
+    if not visible_gpus:
+        cuda = os.environ.get("CUDA_VISIBLE_DEVICES")
+        why = (
+            f"CUDA_VISIBLE_DEVICES is {cuda!r}" if cuda is not None
+            else "no CUDA device or driver was found by this TensorFlow build"
+        )
+        raise DeviceError(f"GPU requested but TensorFlow sees none: {why}; use --device cpu.")
+    return "/GPU:0"
+
+
+def compile_fn(fn: Callable, mode: ExecMode | str, **tf_function_kwargs: Any) -> Callable:
+    """Wrap ``fn`` for a style: eager styles call it as is, graph traces it, xla also compiles it."""
+    mode = ExecMode(mode)
+    if mode in (ExecMode.NAIVE, ExecMode.EAGER):
+        return fn
+    import tensorflow as tf
+
+    return tf.function(fn, jit_compile=(mode is ExecMode.XLA), **tf_function_kwargs)

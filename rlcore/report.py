@@ -1,0 +1,83 @@
+"""The Reporter protocol: training code emits records and never knows where they go.
+
+A loop calls ``on_start`` once, ``on_record`` a few times a second (returning False asks the loop
+to stop cleanly, which is how cancel works), and ``on_end`` with the summary. The CLI reports to
+tqdm, the worker to the store, tests to a list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+# Metric keys, namespaced so a chart is a filter on the prefix.
+LOSS = "train/loss"
+ENV_STEPS_PER_S = "throughput/env_steps_per_s"
+STEPS_PER_S = "throughput/steps_per_s"
+EPSILON = "rollout/epsilon"
+GAMES = "progress/games"
+WIN_RATE = "eval/win_rate"
+PHASE_PREFIX = "time/"  # time/env, time/act, ...: cumulative seconds per phase
+
+
+@dataclass(frozen=True)
+class Record:
+    """One report from a training loop: where it is and the metrics of the last window."""
+
+    step: int
+    wall_seconds: float
+    metrics: dict[str, float]
+    progress: float = 0.0  # fraction of the planned work done, 0..1
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What a loop tells its reporter before the first step."""
+
+    kind: str
+    total: int  # planned units of work (games, steps)
+    unit: str
+    config: dict[str, Any] = field(default_factory=dict)
+
+
+class Reporter(Protocol):
+    def on_start(self, info: RunInfo) -> None: ...
+
+    def on_record(self, record: Record) -> bool:
+        """Take a record; return False to ask the loop to stop."""
+        ...
+
+    def on_end(self, summary: dict[str, Any]) -> None: ...
+
+
+class NullReporter:
+    """Discards everything and never stops a run."""
+
+    def on_start(self, info: RunInfo) -> None:
+        pass
+
+    def on_record(self, record: Record) -> bool:
+        return True
+
+    def on_end(self, summary: dict[str, Any]) -> None:
+        pass
+
+
+class ListReporter:
+    """Keeps every record in memory; optionally asks to stop after ``stop_after`` records."""
+
+    def __init__(self, stop_after: int | None = None) -> None:
+        self.info: RunInfo | None = None
+        self.records: list[Record] = []
+        self.summary: dict[str, Any] | None = None
+        self.stop_after = stop_after
+
+    def on_start(self, info: RunInfo) -> None:
+        self.info = info
+
+    def on_record(self, record: Record) -> bool:
+        self.records.append(record)
+        return self.stop_after is None or len(self.records) < self.stop_after
+
+    def on_end(self, summary: dict[str, Any]) -> None:
+        self.summary = summary

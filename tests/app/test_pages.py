@@ -1,0 +1,23 @@
+"""Every page renders through the router, and the Streamlit process never imports TensorFlow."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def test_home_renders_without_error():
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    assert not at.exception
+    assert at.title[0].value == "TF Training Lab"
+
+
+def test_the_app_process_never_imports_tensorflow():
+    """Checked in a fresh interpreter: other test modules in this process import TensorFlow themselves."""
+    code = (f"import sys; from streamlit.testing.v1 import AppTest; at = AppTest.from_file({APP!r}, "
+            "default_timeout=30).run(); assert not at.exception; print('tensorflow' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "False"

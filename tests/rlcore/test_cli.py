@@ -1,0 +1,78 @@
+"""The CLI as a user runs it: a real subprocess, JSON out, one sentence and exit 2 for bad input."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ENV = os.environ | {"TF_CPP_MIN_LOG_LEVEL": "2"}
+
+
+def rlcore(*args: str, timeout: float = 180) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "rlcore", *args], capture_output=True, text=True, env=ENV,
+                          timeout=timeout)
+
+
+def test_dqn_run_writes_the_result_json_and_a_model(tmp_path):
+    out, model = tmp_path / "out.json", tmp_path / "agent.keras"
+    proc = rlcore("dqn", "--epochs", "8", "--memory", "100", "--batch", "16", "--test-games", "20",
+                  "--exec", "graph", "--seed", "3", "--json", str(out), "--save-model", str(model))
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    for key in ("config", "steps", "train_seconds", "steps_per_second", "win_rate", "final_loss", "phase_seconds",
+                "environment"):
+        assert key in result
+    assert set(result["phase_seconds"]) == {"env", "act", "replay", "train", "sync"}
+    assert result["config"]["epochs"] == 8 and result["config"]["seed"] == 3
+    assert result["environment"]["tensorflow"].startswith("2.")
+    assert model.stat().st_size > 0
+    assert "win rate" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "sentence"),
+    [
+        (["--batch", "2000"], "error: batch must not exceed memory"),
+        (["--epsilon", "1.5"], "error: epsilon must be at most 1"),
+        (["--mode", "maze"], "error: argument --mode: invalid choice: 'maze'"),
+        (["--epochs", "0"], "error: epochs must be at least 1"),
+        (["--epochs", "ten"], "error: argument --epochs: invalid int value: 'ten'"),
+        (["--exec", "fast"], "error: argument --exec: invalid choice: 'fast'"),
+        (["--save-model", "agent.h5"], "error: --save-model must name a .keras file"),
+    ],
+)
+def test_invalid_arguments_exit_2_with_one_sentence(args, sentence, tmp_path):
+    proc = rlcore("dqn", *args, "--json", str(tmp_path / "never.json"))
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(sentence)
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "never.json").exists()
+
+
+def test_gpu_without_a_gpu_exits_2_before_training(tmp_path):
+    proc = rlcore("dqn", "--device", "gpu", "--epochs", "2", "--json", str(tmp_path / "never.json"))
+    assert proc.returncode == 2
+    assert "error: GPU requested but TensorFlow sees none:" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "never.json").exists()
+
+
+def test_help_documents_every_flag_with_its_default():
+    proc = rlcore("dqn", "--help")
+    assert proc.returncode == 0
+    for flag, default in [("--epochs", "5000"), ("--batch", "200"), ("--memory", "1000"), ("--sync", "500"),
+                          ("--epsilon", "0.3"), ("--gamma", "0.9"), ("--lr", "0.001"), ("--exec", "graph"),
+                          ("--device", "cpu"), ("--mode", "random"), ("--seed", "0")]:
+        assert flag in proc.stdout
+        assert f"(default: {default})" in " ".join(proc.stdout.split())
+
+
+def test_devices_reports_the_cpu_and_says_when_there_is_no_gpu():
+    proc = rlcore("devices", "--json")
+    card = json.loads(proc.stdout)
+    assert card["cores"] >= 1 and card["tensorflow"].startswith("2.")
+    if not card["gpus"]:
+        assert "no GPU visible to TensorFlow" in rlcore("devices").stdout

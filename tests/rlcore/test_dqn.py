@@ -1,0 +1,214 @@
+"""The DQN engine: styles agree, graphs trace once, the loop reports and stops, the book's test is honest."""
+
+import json
+from collections import deque
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from rlcore import dqn, report
+from rlcore import gridworld as gw
+from rlcore.config import DQNConfig
+from rlcore.execution import EXEC_MODES, DeviceError, check_device
+
+TINY = {"epochs": 12, "memory_size": 120, "batch_size": 16, "sync_every": 25, "test_games": 50, "eval_every": 6,
+        "hidden1": 16, "hidden2": 8}
+
+
+def _batch(rng, n=32):
+    return dqn.Batch(
+        s1=rng.random((n, 64), dtype=np.float32),
+        a=rng.integers(0, 4, n).astype(np.int32),
+        r=rng.choice([-1.0, -10.0, 10.0], n).astype(np.float32),
+        s2=rng.random((n, 64), dtype=np.float32),
+        done=(rng.random(n) < 0.2).astype(np.float32),
+    )
+
+
+def test_all_four_styles_compute_the_same_step():
+    """Same weights and batch: naive, eager, graph and xla give the same loss and updated weights."""
+    cfg = DQNConfig(seed=5)
+    batch = _batch(np.random.default_rng(0))
+    results = {}
+    for mode in EXEC_MODES:
+        agent = dqn.Agent(cfg, mode)
+        loss = float(agent.train(batch))
+        loss2 = float(agent.train(batch))
+        results[mode] = (loss, loss2, [w.numpy() for w in agent.online.weights])
+    ref_loss, ref_loss2, ref_weights = results["naive"]
+    assert ref_loss2 != ref_loss  # the first step changed the weights
+    for mode, (loss, loss2, weights) in results.items():
+        assert loss == pytest.approx(ref_loss, rel=1e-5), mode
+        assert loss2 == pytest.approx(ref_loss2, rel=1e-5), mode
+        for w, ref in zip(weights, ref_weights, strict=True):
+            np.testing.assert_allclose(w, ref, rtol=1e-4, atol=1e-6, err_msg=mode)
+
+
+def test_online_and_target_start_identical_and_sync_copies():
+    agent = dqn.Agent(DQNConfig(seed=1), "graph")
+    for o, t in zip(agent.online.weights, agent.target.weights, strict=True):
+        np.testing.assert_array_equal(o.numpy(), t.numpy())
+    agent.train(_batch(np.random.default_rng(1)))
+    assert not np.array_equal(agent.online.weights[0].numpy(), agent.target.weights[0].numpy())
+    agent.sync()
+    np.testing.assert_array_equal(agent.online.weights[0].numpy(), agent.target.weights[0].numpy())
+
+
+def test_pytorch_default_init_bounds():
+    model = dqn.build_q_network(150, 100, seed=0)
+    for layer, fan_in in zip(model.layers, (64, 150, 100), strict=True):
+        kernel, bias = (w.numpy() for w in layer.weights)
+        bound = 1 / np.sqrt(fan_in)
+        assert np.abs(kernel).max() <= bound and np.abs(bias).max() <= bound
+        assert np.abs(kernel).max() > 0.9 * bound  # uniform over the whole range, not a narrower init
+
+
+@pytest.mark.parametrize("mode", ["graph", "xla"])
+def test_compiled_styles_trace_once_over_a_whole_run(mode):
+    result = dqn.train(DQNConfig(exec_mode=mode, **TINY))
+    agent = result.agent
+    assert result.steps > TINY["memory_size"]  # many act and train calls happened
+    assert agent.train_fn.experimental_get_tracing_count() == 1
+    assert agent.greedy_fn.experimental_get_tracing_count() == 1
+
+
+def test_replay_memory_is_fifo_and_samples_without_replacement():
+    mem = dqn.ReplayMemory(5)
+    s = np.zeros(64, np.float32)
+    for i in range(8):
+        mem.add(s, i % 4, float(i), s, i == 7)
+    assert len(mem) == 5
+    assert sorted(mem.r.tolist()) == [3.0, 4.0, 5.0, 6.0, 7.0]  # the three oldest were evicted
+    batch = mem.sample(np.random.default_rng(0), 5)
+    assert sorted(batch.r.tolist()) == [3.0, 4.0, 5.0, 6.0, 7.0]
+    assert batch.done.sum() == 1.0
+
+
+def test_training_loop_reports_records_phases_and_a_win_rate():
+    rep = report.ListReporter()
+    result = dqn.train(DQNConfig(exec_mode="graph", **TINY), rep, report_interval=0.0)
+    assert rep.info.total == TINY["epochs"]
+    assert result.games == TINY["epochs"] and result.steps >= TINY["epochs"]
+    assert set(result.phase_seconds) == set(dqn.PHASES)
+    assert sum(result.phase_seconds.values()) <= result.train_seconds
+    assert result.phase_seconds["train"] > 0 and result.phase_seconds["act"] > 0
+    assert 0.0 <= result.win_rate <= 1.0
+    assert [g for g, _ in result.win_rate_history] == [6, 12]
+    steps = [r.step for r in rep.records]
+    assert steps == sorted(steps) and steps[-1] == result.steps
+    assert any(report.LOSS in r.metrics for r in rep.records)
+    assert rep.records[-1].metrics[report.WIN_RATE] == result.win_rate
+    assert rep.summary["steps"] == result.steps
+    json.dumps(rep.summary)  # the summary is JSON-ready
+
+
+def test_reporter_can_stop_the_loop():
+    rep = report.ListReporter(stop_after=2)
+    result = dqn.train(DQNConfig(exec_mode="eager", **(TINY | {"epochs": 500})), rep, report_interval=0.0)
+    assert result.stopped_early
+    assert result.games == 2
+
+
+def test_same_seed_same_run():
+    a = dqn.train(DQNConfig(exec_mode="graph", **TINY))
+    b = dqn.train(DQNConfig(exec_mode="graph", **TINY))
+    assert (a.steps, a.win_rate) == (b.steps, b.win_rate)
+    assert a.final_loss == pytest.approx(b.final_loss, rel=1e-6)
+
+
+def test_nan_loss_stops_with_diverged(monkeypatch):
+    monkeypatch.setattr(dqn.Agent, "train", lambda self, batch: tf.constant(float("nan")))
+    with pytest.raises(dqn.DivergedError, match="became nan"):
+        dqn.train(DQNConfig(exec_mode="graph", **TINY), report_interval=0.0)
+
+
+# ---------------------------------------------------------------- the book's test, with known policies
+
+
+def _bfs_distance(board: gw.Board) -> dict:
+    """Moves from every reachable cell to the goal, never entering the pit or the wall."""
+    dist, queue = {board.goal: 0}, deque([board.goal])
+    while queue:
+        cell = queue.popleft()
+        for dr, dc in gw.MOVES:
+            nxt = (cell[0] + dr, cell[1] + dc)
+            if 0 <= nxt[0] < 4 and 0 <= nxt[1] < 4 and nxt not in (board.wall, board.pit) and nxt not in dist:
+                dist[nxt] = dist[cell] + 1
+                queue.append(nxt)
+    return dist
+
+
+def _decode(state: np.ndarray) -> gw.Board:
+    planes = (state.reshape(4, 4, 4) > 0.5).nonzero()
+    return gw.Board(*[(int(planes[1][planes[0] == ch][0]), int(planes[2][planes[0] == ch][0])) for ch in range(4)])
+
+
+def oracle_q(states: np.ndarray) -> np.ndarray:
+    """Q = minus the shortest-path length after each action: an optimal player."""
+    q = np.full((len(states), 4), -100.0)
+    for i, s in enumerate(states):
+        if s.max() < 0.5:  # a finished game's placeholder row
+            continue
+        board = _decode(s)
+        dist = _bfs_distance(board)
+        for a in range(4):
+            after, _ = gw.step(board, a)
+            q[i, a] = -dist.get(after.player, 99)
+    return q
+
+
+def test_win_rate_of_an_optimal_player_is_the_books_ceiling():
+    """99.67% of valid random boards are winnable and no shortest path exceeds 8 < 16 moves."""
+    rate = dqn.evaluate_win_rate(oracle_q, np.random.default_rng(0), games=1000)
+    assert 0.99 <= rate < 1.0
+
+
+def test_win_rate_of_a_player_that_only_goes_up_is_low():
+    rate = dqn.evaluate_win_rate(lambda s: np.tile([1.0, 0, 0, 0], (len(s), 1)), np.random.default_rng(0),
+                                 games=1000)
+    assert 0.05 < rate < 0.35  # wins only when the goal is straight above
+
+
+def test_play_game_replays_a_seeded_game_step_by_step():
+    replay = dqn.play_game(oracle_q, seed=11)
+    assert replay.won
+    assert len(replay.boards) == len(replay.actions) + 1 == len(replay.rewards) + 1
+    for before, a, after, r in zip(replay.boards, replay.actions, replay.boards[1:], replay.rewards, strict=False):
+        assert gw.step(before, a) == (after, r)
+    assert dqn.play_game(oracle_q, seed=11).to_dict() == replay.to_dict()
+    assert json.loads(json.dumps(replay.to_dict()))["won"] is True
+
+
+def test_saved_model_reloads_with_the_same_q_values(tmp_path):
+    agent = dqn.Agent(DQNConfig(seed=2), "graph")
+    path = dqn.save_model(agent, tmp_path / "agent.keras")
+    states = np.random.default_rng(0).random((5, 64), dtype=np.float32)
+    np.testing.assert_allclose(dqn.load_q_function(path)(states), agent.q_values(states), rtol=1e-6)
+
+
+# ---------------------------------------------------------------- devices
+
+
+def test_gpu_request_without_a_gpu_is_one_clear_sentence():
+    with pytest.raises(DeviceError, match=r"^GPU requested but TensorFlow sees none: .*; use --device cpu\.$"):
+        check_device("gpu", visible_gpus=[])
+    assert check_device("gpu", visible_gpus=["GPU:0"]) == "/GPU:0"
+    assert check_device("cpu") == "/CPU:0"
+
+
+def test_training_on_gpu_fails_before_any_step_when_none_is_visible():
+    if tf.config.list_physical_devices("GPU"):
+        pytest.skip("a GPU is visible here")
+    rep = report.ListReporter()
+    with pytest.raises(DeviceError):
+        dqn.train(DQNConfig(device="gpu", **TINY), rep)
+    assert rep.info is None and rep.records == []
+
+
+@pytest.mark.gpu
+def test_a_train_step_runs_on_the_gpu():
+    if not tf.config.list_physical_devices("GPU"):
+        pytest.skip("no GPU visible to TensorFlow on this machine")
+    result = dqn.train(DQNConfig(device="gpu", exec_mode="graph", **TINY))
+    assert "GPU" in result.agent.online.weights[0].device
