@@ -1,4 +1,4 @@
-"""Command line: ``python -m rlcore dqn | devices``.
+"""Command line: ``python -m rlcore dqn | hjb | devices``.
 
 Arguments are validated by ``rlcore.config`` before TensorFlow is imported, so a bad value
 costs nothing and prints one sentence (exit 2). The device is pinned before the import too.
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from rlcore import report
-from rlcore.config import ConfigError, DQNConfig
+from rlcore.config import HJB_PRESETS, ConfigError, DQNConfig, HJBConfig, hjb_preset
 from rlcore.execution import DeviceError, pin_device
 
 EXIT_BAD_INPUT = 2
@@ -28,19 +28,26 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"error: {message} (see {self.prog} --help)\n")
 
 
-def _add_config_flags(parser: argparse.ArgumentParser, cls: type) -> None:
-    """One flag per config field, with its help, default and choices from the field metadata."""
+def _add_config_flags(parser: argparse.ArgumentParser, cls: type, *, unset: bool = False) -> None:
+    """One flag per config field, with its help, default and choices from the field metadata.
+
+    With ``unset`` a flag not given stays None, so a preset can fill it in.
+    """
     for f in dataclasses.fields(cls):
         meta = f.metadata
         flag = "--" + (meta.get("flag") or f.name).replace("_", "-")
         kind = {"int": int, "float": float}.get(str(f.type), str)
-        parser.add_argument(flag, dest=f.name, type=kind, default=f.default, choices=meta.get("choices"),
-                            metavar=None if meta.get("choices") else f.name.upper(),
+        parser.add_argument(flag, dest=f.name, type=kind, default=None if unset else f.default,
+                            choices=meta.get("choices"), metavar=None if meta.get("choices") else f.name.upper(),
                             help=f"{meta['help']} (default: {f.default})")
 
 
 def _config_from_args(cls: type, args: argparse.Namespace) -> Any:
     return cls(**{f.name: getattr(args, f.name) for f in dataclasses.fields(cls)})
+
+
+def _given(cls: type, args: argparse.Namespace) -> dict[str, Any]:
+    return {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if getattr(args, f.name) is not None}
 
 
 class TqdmReporter:
@@ -64,8 +71,12 @@ class TqdmReporter:
                 self.postfix["loss"] = f"{m[report.LOSS]:.4f}"
             if report.ENV_STEPS_PER_S in m:
                 self.postfix["steps/s"] = f"{m[report.ENV_STEPS_PER_S]:.0f}"
+            if report.STEPS_PER_S in m:
+                self.postfix["steps/s"] = f"{m[report.STEPS_PER_S]:.0f}"
             if report.WIN_RATE in m:
                 self.postfix["win"] = f"{m[report.WIN_RATE]:.1%}"
+            if report.HJB_MAX_REL_ERR_C in m:
+                self.postfix["err c"] = f"{m[report.HJB_MAX_REL_ERR_C]:.2%}"
             self.bar.n = round(record.progress * self.bar.total)
             self.bar.set_postfix(self.postfix, refresh=True)
         return True
@@ -88,6 +99,18 @@ def build_parser() -> argparse.ArgumentParser:
     dqn.add_argument("--json", metavar="FILE", help="write the result as JSON here (default: none)")
     dqn.add_argument("--save-model", metavar="FILE.keras", help="save the trained network here (default: none)")
     dqn.add_argument("--quiet", action="store_true", help="no progress bar (default: off)")
+
+    hjb = sub.add_parser(
+        "hjb", help="solve the growth model's HJB equation with the seed's network",
+        description="Train the seed's value network on the HJB equation of the neoclassical growth model and "
+                    "judge it against the exact saddle-path solution. Defaults are the seed's values; "
+                    "--preset picks another starting point, explicit flags override it.",
+    )
+    hjb.add_argument("--preset", choices=list(HJB_PRESETS), default="seed",
+                     help="named defaults: seed (the question's code) or accurate (default: seed)")
+    _add_config_flags(hjb, HJBConfig, unset=True)
+    hjb.add_argument("--json", metavar="FILE", help="write the result as JSON here (default: none)")
+    hjb.add_argument("--quiet", action="store_true", help="no progress bar (default: off)")
 
     devices = sub.add_parser("devices", help="show the CPU, GPUs and TensorFlow version this machine offers")
     devices.add_argument("--json", action="store_true", help="print JSON instead of text (default: off)")
@@ -120,6 +143,28 @@ def _run_dqn(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_hjb(args: argparse.Namespace) -> int:
+    try:
+        cfg = hjb_preset(args.preset, **_given(HJBConfig, args))
+    except ConfigError as e:
+        return _fail(str(e))
+    pin_device(cfg.device)
+    from rlcore import hjb
+    from rlcore.environment import environment_card
+
+    try:
+        result = hjb.train(cfg, TqdmReporter(enabled=not args.quiet))
+    except DeviceError as e:
+        return _fail(str(e))
+    if args.json:
+        Path(args.json).write_text(json.dumps(result.summary() | {"environment": environment_card()}, indent=2))
+    acc = result.accuracy
+    print(f"{result.steps} steps in {result.train_seconds:.1f} s ({result.steps_per_second:.0f} steps/s, "
+          f"{cfg.exec_mode}, {cfg.steps_per_call} per call, first call {result.first_call_seconds:.2f} s); "
+          f"max relative error V {acc.max_rel_err_V:.3%}, c {acc.max_rel_err_c:.3%}.")
+    return 0
+
+
 def _run_devices(args: argparse.Namespace) -> int:
     pin_device("gpu")  # look at everything TensorFlow can see
     from rlcore.environment import environment_card
@@ -141,6 +186,5 @@ def _fail(message: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command == "dqn":
-        return _run_dqn(args)
-    return _run_devices(args)
+    commands = {"dqn": _run_dqn, "hjb": _run_hjb, "devices": _run_devices}
+    return commands[args.command](args)

@@ -111,6 +111,80 @@ class DQNConfig:
         return self.batch_size
 
 
+HJB_EXEC_MODES = ("eager", "graph", "xla")
+DERIVATIVES = ("tape", "tangent")
+LR_SCHEDULES = ("constant", "exponential", "cosine")
+DTYPES = ("float32", "float64")
+SAMPLINGS = ("uniform", "mixed")
+
+
+@dataclass(frozen=True)
+class HJBConfig:
+    """The seed's network solver of the growth model's HJB; defaults are the seed's values."""
+
+    # Model
+    gamma: float = param(2.0, "Curvature of utility (gamma).", lo=0.05, hi=20.0)
+    rho: float = param(0.04, "Discount rate.", lo=1e-4, hi=1.0)
+    A: float = param(0.5, "Total factor productivity.", lo=1e-3, hi=100.0)
+    alpha: float = param(0.36, "Capital share (returns to scale).", lo=0.01, hi=0.99)
+    delta: float = param(0.05, "Depreciation rate.", lo=0.0, hi=1.0)
+    k_min: float = param(0.1, "Lower end of the capital interval.")
+    k_max: float = param(10.0, "Upper end of the capital interval.")
+    # Network and training
+    batch_size: int = param(100, "Points of k sampled per step.", lo=1, hi=10_000_000, flag="batch")
+    depth: int = param(3, "Hidden layers.", lo=1, hi=32)
+    width: int = param(8, "Units per hidden layer (tanh).", lo=1, hi=4096)
+    output_bias: float = param(-60.0, "Initial bias of the output (the initial guess of V).", advanced=True)
+    learning_rate: float = param(1e-3, "Adam learning rate (the start value when it decays).", lo=1e-9, hi=1.0,
+                                 flag="lr")
+    lr_schedule: str = param("constant", "Learning-rate schedule over the steps: constant, exponential or cosine.",
+                             choices=LR_SCHEDULES)
+    lr_final: float = param(1e-5, "Learning rate at the last step when it decays.", lo=1e-12, hi=1.0)
+    sampling: str = param("uniform", "How k is drawn: uniform on the interval, or mixed (half uniform, half "
+                          "log-uniform, denser near k_min where V' is steepest).", choices=SAMPLINGS)
+    vprime_floor: float = param(1e-7, "V' is clamped at this floor before c = V'^(-1/gamma).", lo=1e-30, hi=1.0,
+                                advanced=True)
+    dtype: str = param("float32", "Floating-point type of the network and the batch.", choices=DTYPES)
+    steps: int = param(100_000, "Gradient steps.", lo=1, hi=1_000_000_000)
+    # Execution
+    exec_mode: str = param("graph", "Execution style: eager, graph or xla.", choices=HJB_EXEC_MODES, flag="exec")
+    steps_per_call: int = param(1, "Steps run inside one compiled call (a tf.range loop); the loss is fetched "
+                                "once per call. 1 = the seed's pattern.", lo=1, hi=1_000_000)
+    derivative: str = param("tape", "How V' is computed: tape (a nested GradientTape, the seed's tf.gradients) "
+                            "or tangent (carried forward through the layers, half the work).", choices=DERIVATIVES)
+    device: str = param("cpu", "Device: cpu or gpu (gpu fails clearly when TensorFlow sees none).", choices=DEVICES)
+    seed: int = param(1234, "Seed of the weights and the sampled k.", lo=0, hi=2**31 - 1)
+    # Accuracy reports
+    eval_every: int = param(5000, "Measure the error against the exact solution every this many steps "
+                            "(0 = only at the end).", lo=0, hi=1_000_000_000, advanced=True)
+    eval_points: int = param(200, "Grid points of k for the error.", lo=2, hi=1_000_000, advanced=True)
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        if self.k_min <= 0:
+            raise ConfigError(f"k_min must be positive, not {self.k_min:g}.")
+        if self.k_min >= self.k_max:
+            raise ConfigError(f"k_min must be below k_max ({self.k_min:g} >= {self.k_max:g}).")
+        if self.exec_mode == "eager" and self.steps_per_call > 1:
+            raise ConfigError("steps_per_call above 1 needs a compiled style (graph or xla): eager runs one "
+                              "Python step at a time.")
+        if self.lr_schedule != "constant" and self.lr_final > self.learning_rate:
+            raise ConfigError(f"lr_final must not exceed lr when the rate decays ({self.lr_final:g} > "
+                              f"{self.learning_rate:g}).")
+
+
+# Named starting points; explicit values override them.
+HJB_PRESETS: dict[str, dict[str, Any]] = {
+    "seed": {},
+}
+
+
+def hjb_preset(name: str, **overrides: Any) -> HJBConfig:
+    if name not in HJB_PRESETS:
+        raise ConfigError(f"preset must be one of {', '.join(HJB_PRESETS)}, not {name!r}.")
+    return from_dict(HJBConfig, HJB_PRESETS[name] | overrides)
+
+
 Config = TypeVar("Config")
 
 

@@ -30,10 +30,6 @@ N_ACTIONS = 4
 QFunction = Callable[[np.ndarray], np.ndarray]  # (B, 64) float32 -> (B, 4) Q-values
 
 
-class DivergedError(RuntimeError):
-    """The training loss became NaN or infinite."""
-
-
 # ---------------------------------------------------------------- network
 
 
@@ -308,40 +304,55 @@ def train(cfg: DQNConfig, reporter: report.Reporter | None = None, *,
     memory = ReplayMemory(cfg.memory_size)
 
     reporter.on_start(report.RunInfo("dqn", cfg.epochs, "games", asdict(cfg)))
+    clock = time.perf_counter
     phases = PhaseClock(PHASES)
     losses_window: list[tf.Tensor] = []
     last_losses: deque[tf.Tensor] = deque(maxlen=100)
     history: list[tuple[int, float]] = []
     steps = games = 0
-    train_seconds = eval_seconds = 0.0
-    window_steps, window_seconds = 0, 0.0
-    last_report = time.perf_counter()
-    stopped = False
+    eval_seconds = 0.0
+    t_start = last_report = clock()
+    reported_steps, reported_seconds = 0, 0.0
+
+    def train_seconds() -> float:
+        return clock() - t_start - eval_seconds
 
     def emit(win_rate: float | None = None) -> bool:
-        nonlocal window_steps, window_seconds, losses_window
+        """Report the window since the last record; False when the reporter asks to stop."""
+        nonlocal losses_window, reported_steps, reported_seconds, last_report
+        now = train_seconds()
         metrics = {report.GAMES: float(games), report.EPSILON: cfg.epsilon}
         if losses_window:
             loss = float(np.mean([float(x) for x in losses_window]))
             if not np.isfinite(loss):
-                raise DivergedError(f"the training loss became {loss} after {steps} steps.")
+                raise report.DivergedError(f"the training loss became {loss} after {steps} steps.")
             metrics[report.LOSS] = loss
-        if window_seconds > 0:
-            metrics[report.ENV_STEPS_PER_S] = window_steps / window_seconds
+        if now > reported_seconds and steps > reported_steps:
+            metrics[report.ENV_STEPS_PER_S] = (steps - reported_steps) / (now - reported_seconds)
         if win_rate is not None:
             metrics[report.WIN_RATE] = win_rate
         metrics.update({report.PHASE_PREFIX + k: v for k, v in phases.seconds.items()})
-        losses_window, window_steps, window_seconds = [], 0, 0.0
-        return reporter.on_record(report.Record(steps, train_seconds, metrics, games / cfg.epochs))
+        losses_window, reported_steps, reported_seconds = [], steps, now
+        keep_going = reporter.on_record(report.Record(steps, now, metrics, games / cfg.epochs))
+        last_report = clock()
+        phases.restart()  # reporting is not a phase of the loop
+        return keep_going
 
-    clock = time.perf_counter
+    def test() -> float:
+        nonlocal eval_seconds
+        t = clock()
+        win_rate = evaluate_win_rate(agent.q_values, _eval_rng(cfg), games=cfg.test_games, mode=cfg.mode,
+                                     noise=cfg.test_noise, max_moves=cfg.test_max_moves)
+        eval_seconds += clock() - t
+        history.append((games, win_rate))
+        return win_rate
+
+    stopped = False
     while games < cfg.epochs and not stopped:
-        t_game = clock()
         phases.restart()
         env.reset()
         s1 = env.state(cfg.train_noise)
         phases.lap("env")
-        steps_before = steps
         for _ in range(cfg.max_moves):
             steps += 1
             explore = explore_rng.random() < cfg.epsilon
@@ -368,34 +379,25 @@ def train(cfg: DQNConfig, reporter: report.Reporter | None = None, *,
                 phases.lap("replay")
             if r != gw.REWARD_STEP:
                 break
-        games += 1
-        game_seconds = clock() - t_game
-        train_seconds += game_seconds
-        window_seconds += game_seconds
-        window_steps += steps - steps_before
+            if clock() - last_report >= report_interval and not emit():
+                stopped = True
+                break
+        if not stopped:
+            games += 1
+        if cfg.eval_every > 0 and games % cfg.eval_every == 0 and 0 < games < cfg.epochs:
+            stopped = not emit(test()) or stopped
+        elif clock() - last_report >= report_interval:
+            stopped = not emit() or stopped
 
-        evaluate_now = cfg.eval_every > 0 and games % cfg.eval_every == 0 and games < cfg.epochs
-        if evaluate_now or clock() - last_report >= report_interval:
-            win_rate = None
-            if evaluate_now:
-                t_eval = clock()
-                win_rate = _test(agent, cfg)
-                eval_seconds += clock() - t_eval
-                history.append((games, win_rate))
-            stopped = not emit(win_rate)
-            last_report = clock()
-
-    t_eval = clock()
-    win_rate = _test(agent, cfg)
-    eval_seconds += clock() - t_eval
-    history.append((games, win_rate))
+    total_seconds = train_seconds()
+    win_rate = test()
     emit(win_rate)
     result = TrainResult(
         config=asdict(cfg),
         steps=steps,
         games=games,
-        train_seconds=train_seconds,
-        steps_per_second=steps / train_seconds if train_seconds > 0 else 0.0,
+        train_seconds=total_seconds,
+        steps_per_second=steps / total_seconds if total_seconds > 0 else 0.0,
         final_loss=float(np.mean([float(x) for x in last_losses])) if last_losses else None,
         win_rate=win_rate,
         phase_seconds=dict(phases.seconds),
@@ -406,11 +408,6 @@ def train(cfg: DQNConfig, reporter: report.Reporter | None = None, *,
     )
     reporter.on_end(result.summary())
     return result
-
-
-def _test(agent: Agent, cfg: DQNConfig) -> float:
-    return evaluate_win_rate(agent.q_values, _eval_rng(cfg), games=cfg.test_games, mode=cfg.mode,
-                             noise=cfg.test_noise, max_moves=cfg.test_max_moves)
 
 
 def save_model(agent: Agent, path: str | Path) -> Path:

@@ -18,6 +18,13 @@ EPSILON = "rollout/epsilon"
 GAMES = "progress/games"
 WIN_RATE = "eval/win_rate"
 PHASE_PREFIX = "time/"  # time/env, time/act, ...: cumulative seconds per phase
+HJB_MAX_REL_ERR_V = "hjb/max_rel_err_V"
+HJB_MAX_REL_ERR_C = "hjb/max_rel_err_c"
+HJB_MAX_ABS_RESIDUAL = "hjb/max_abs_residual"
+
+
+class DivergedError(RuntimeError):
+    """The training loss became NaN or infinite."""
 
 
 @dataclass(frozen=True)

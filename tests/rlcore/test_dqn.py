@@ -107,7 +107,8 @@ def test_reporter_can_stop_the_loop():
     rep = report.ListReporter(stop_after=2)
     result = dqn.train(DQNConfig(exec_mode="eager", **(TINY | {"epochs": 500})), rep, report_interval=0.0)
     assert result.stopped_early
-    assert result.games == 2
+    assert result.games < 3 and result.steps <= 2 * 51  # stopped at the second record, within two games
+    assert len(rep.records) == 3  # the two it took, then the final one with the win rate
 
 
 def test_same_seed_same_run():
@@ -119,7 +120,7 @@ def test_same_seed_same_run():
 
 def test_nan_loss_stops_with_diverged(monkeypatch):
     monkeypatch.setattr(dqn.Agent, "train", lambda self, batch: tf.constant(float("nan")))
-    with pytest.raises(dqn.DivergedError, match="became nan"):
+    with pytest.raises(report.DivergedError, match="became nan"):
         dqn.train(DQNConfig(exec_mode="graph", **TINY), report_interval=0.0)
 
 

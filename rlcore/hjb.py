@@ -1,0 +1,307 @@
+"""Neural-network solver of the growth model's HJB equation (seed 002), in eager / graph / XLA.
+
+The seed's network: Dense(8, tanh) x 3 -> 1 with output bias -60, Adam, 100 uniform k per step,
+loss = mean of (u(c) - ρV + stop_gradient(V') μ(k))², c = max(V', floor)^(-1/γ).
+Two levers beyond the seed: K steps inside one compiled call (a tf.range loop, loss fetched once
+per call) and V' carried forward through the layers as a tangent instead of a nested tape.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from rlcore import report
+from rlcore.config import HJBConfig
+from rlcore.execution import ExecMode, check_device, compile_fn
+from rlcore.hjb_reference import GrowthModel, saddle_path
+
+
+def growth_model(cfg: HJBConfig) -> GrowthModel:
+    return GrowthModel(gamma=cfg.gamma, rho=cfg.rho, A=cfg.A, alpha=cfg.alpha, delta=cfg.delta)
+
+
+def build_value_network(cfg: HJBConfig) -> keras.Model:
+    """V(k): ``depth`` tanh layers of ``width`` units, output bias = the initial guess of V."""
+    layers: list[Any] = [keras.Input((1,), dtype=cfg.dtype)]
+    for i in range(cfg.depth):
+        layers.append(keras.layers.Dense(cfg.width, activation="tanh", dtype=cfg.dtype,
+                                         kernel_initializer=keras.initializers.GlorotUniform(seed=cfg.seed + i)))
+    layers.append(keras.layers.Dense(1, dtype=cfg.dtype, bias_initializer=keras.initializers.Constant(cfg.output_bias),
+                                     kernel_initializer=keras.initializers.GlorotUniform(seed=cfg.seed + cfg.depth)))
+    return keras.Sequential(layers)
+
+
+# ---------------------------------------------------------------- V and V'
+
+
+def value_and_slope_tape(model: keras.Model, k: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+    """V(k) and V'(k) by a nested tape: the seed's tf.gradients, which also works eagerly."""
+    with tf.GradientTape() as tape:
+        tape.watch(k)
+        v = model(k)
+    return v, tape.gradient(v, k)
+
+
+def value_and_slope_tangent(model: keras.Model, k: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+    """V(k) and V'(k) in one forward pass: dh/dk rides along each layer (tanh' = 1 - tanh²)."""
+    h, dh = k, tf.ones_like(k)  # (B, 1)
+    for layer in model.layers[:-1]:
+        h = tf.tanh(tf.matmul(h, layer.kernel) + layer.bias)  # (B, width)
+        dh = (1.0 - h * h) * tf.matmul(dh, layer.kernel)
+    out = model.layers[-1]
+    return tf.matmul(h, out.kernel) + out.bias, tf.matmul(dh, out.kernel)
+
+
+VALUE_AND_SLOPE: dict[str, Callable] = {"tape": value_and_slope_tape, "tangent": value_and_slope_tangent}
+
+
+def hjb_residual(cfg: HJBConfig, k: tf.Tensor, v: tf.Tensor, v_prime: tf.Tensor) -> tf.Tensor:
+    """The seed's residual u(c) - ρV + stop_gradient(V') μ, with V' clamped at the floor."""
+    vp = tf.maximum(v_prime, cfg.vprime_floor)
+    c = tf.pow(vp, -1.0 / cfg.gamma)
+    drift = cfg.A * tf.pow(k, cfg.alpha) - c - cfg.delta * k
+    utility = tf.pow(c, 1.0 - cfg.gamma) / (1.0 - cfg.gamma)
+    return utility - cfg.rho * v + tf.stop_gradient(vp) * drift
+
+
+# ---------------------------------------------------------------- the solver
+
+
+def _learning_rate(cfg: HJBConfig) -> float | keras.optimizers.schedules.LearningRateSchedule:
+    if cfg.lr_schedule == "exponential":
+        return keras.optimizers.schedules.ExponentialDecay(cfg.learning_rate, cfg.steps,
+                                                           cfg.lr_final / cfg.learning_rate)
+    if cfg.lr_schedule == "cosine":
+        return keras.optimizers.schedules.CosineDecay(cfg.learning_rate, cfg.steps,
+                                                      alpha=cfg.lr_final / cfg.learning_rate)
+    return cfg.learning_rate
+
+
+class Solver:
+    """Network, optimizer, sampler and the compiled step calls of one style."""
+
+    def __init__(self, cfg: HJBConfig) -> None:
+        self.cfg = cfg
+        self.mode = ExecMode(cfg.exec_mode)
+        self.dtype = tf.as_dtype(cfg.dtype)
+        self.model = build_value_network(cfg)
+        self.optimizer = keras.optimizers.Adam(_learning_rate(cfg))
+        self.optimizer.build(self.model.trainable_variables)
+        self.sampler = tf.random.Generator.from_seed(cfg.seed)
+        self._value_and_slope = VALUE_AND_SLOPE[cfg.derivative]
+        self.step_fn = compile_fn(self._step, self.mode)  # one step per call: the seed's pattern
+        self.steps_fn = compile_fn(self._steps, self.mode)  # K steps per call
+
+    def sample(self) -> tf.Tensor:
+        """A batch of k, (B, 1): uniform, or half of it log-uniform when sampling is mixed."""
+        cfg = self.cfg
+        shape = (cfg.batch_size, 1)
+        if cfg.sampling == "uniform":
+            return self.sampler.uniform(shape, cfg.k_min, cfg.k_max, dtype=self.dtype)
+        half = cfg.batch_size // 2
+        uniform = self.sampler.uniform((cfg.batch_size - half, 1), cfg.k_min, cfg.k_max, dtype=self.dtype)
+        log_k = self.sampler.uniform((half, 1), np.log(cfg.k_min), np.log(cfg.k_max), dtype=self.dtype)
+        return tf.concat([uniform, tf.exp(log_k)], axis=0)
+
+    def loss(self, k: tf.Tensor) -> tf.Tensor:
+        v, v_prime = self._value_and_slope(self.model, k)
+        return tf.reduce_mean(tf.square(hjb_residual(self.cfg, k, v, v_prime)))
+
+    def _step(self) -> tf.Tensor:
+        k = self.sample()
+        with tf.GradientTape() as tape:
+            loss = self.loss(k)
+        grads = tape.gradient(loss, self.model.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.model.trainable_variables, strict=True))
+        return loss
+
+    def _steps(self, n: tf.Tensor) -> tf.Tensor:
+        """``n`` steps in a tf.range loop; returns their mean loss."""
+        total = tf.zeros((), self.dtype)
+        for _ in tf.range(n):
+            total += self._step()
+        return total / tf.cast(n, self.dtype)
+
+    def run(self, n: int) -> float:
+        """Run ``n`` steps (one call when n > 1) and fetch the loss, as the seed fetches every step."""
+        if n == 1:
+            return float(self.step_fn())
+        return float(self.steps_fn(tf.constant(n, tf.int32)))
+
+    def value_and_slope(self, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        v, vp = value_and_slope_tape(self.model, tf.constant(k.reshape(-1, 1), self.dtype))
+        return v.numpy().ravel().astype(float), vp.numpy().ravel().astype(float)
+
+
+# ---------------------------------------------------------------- accuracy
+
+
+@dataclass
+class Accuracy:
+    """The network against the exact saddle-path solution on a grid of k."""
+
+    k: np.ndarray
+    V: np.ndarray
+    c: np.ndarray
+    V_exact: np.ndarray
+    c_exact: np.ndarray
+    rel_err_V: np.ndarray
+    rel_err_c: np.ndarray
+    residual: np.ndarray
+
+    @property
+    def max_rel_err_V(self) -> float:
+        return float(self.rel_err_V.max())
+
+    @property
+    def max_rel_err_c(self) -> float:
+        return float(self.rel_err_c.max())
+
+    @property
+    def mean_rel_err_V(self) -> float:
+        return float(self.rel_err_V.mean())
+
+    @property
+    def mean_rel_err_c(self) -> float:
+        return float(self.rel_err_c.mean())
+
+    @property
+    def max_abs_residual(self) -> float:
+        return float(np.abs(self.residual).max())
+
+    def summary(self) -> dict[str, float]:
+        return {"max_rel_err_V": self.max_rel_err_V, "max_rel_err_c": self.max_rel_err_c,
+                "mean_rel_err_V": self.mean_rel_err_V, "mean_rel_err_c": self.mean_rel_err_c,
+                "max_abs_residual": self.max_abs_residual}
+
+
+class Yardstick:
+    """The exact solution on a fixed grid, computed once, and the error of any V(k)."""
+
+    def __init__(self, cfg: HJBConfig) -> None:
+        self.model = growth_model(cfg)
+        self.floor = cfg.vprime_floor
+        self.k = np.linspace(cfg.k_min, cfg.k_max, cfg.eval_points)
+        self.exact = saddle_path(self.model, self.k)
+
+    def judge(self, value_and_slope: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]) -> Accuracy:
+        v, v_prime = value_and_slope(self.k)
+        v_prime = np.maximum(v_prime, self.floor)
+        c = self.model.consumption(v_prime)
+        return Accuracy(
+            k=self.k, V=v, c=c, V_exact=self.exact.V, c_exact=self.exact.c,
+            rel_err_V=np.abs(v / self.exact.V - 1), rel_err_c=np.abs(c / self.exact.c - 1),
+            residual=self.model.hjb_residual(self.k, v, v_prime),
+        )
+
+
+# ---------------------------------------------------------------- training loop
+
+
+@dataclass
+class HJBResult:
+    config: dict[str, Any]
+    steps: int
+    train_seconds: float
+    steps_per_second: float
+    first_call_seconds: float
+    final_loss: float
+    accuracy: Accuracy
+    eval_seconds: float
+    stopped_early: bool
+    error_history: list[tuple[int, float, float]]  # (step, max rel err V, max rel err c)
+    solver: Solver | None = field(default=None, repr=False)
+
+    def summary(self) -> dict[str, Any]:
+        """JSON-ready: the numbers, the network on the grid, and the errors."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("accuracy", "solver")}
+        acc = self.accuracy
+        return out | acc.summary() | {
+            "grid_k": acc.k.tolist(), "V": acc.V.tolist(), "c": acc.c.tolist(),
+            "V_exact": acc.V_exact.tolist(), "c_exact": acc.c_exact.tolist(),
+        }
+
+
+def train(cfg: HJBConfig, reporter: report.Reporter | None = None, *, report_interval: float = 0.5) -> HJBResult:
+    """Train for ``cfg.steps`` steps, ``cfg.steps_per_call`` per call; time excludes accuracy checks."""
+    reporter = reporter or report.NullReporter()
+    device = check_device(cfg.device)
+    yardstick = Yardstick(cfg)
+    with tf.device(device):
+        solver = Solver(cfg)
+    reporter.on_start(report.RunInfo("hjb", cfg.steps, "steps", asdict(cfg)))
+
+    clock = time.perf_counter
+    steps = 0
+    train_seconds = eval_seconds = first_call_seconds = 0.0
+    window_losses: list[float] = []
+    window_steps, window_seconds = 0, 0.0
+    history: list[tuple[int, float, float]] = []
+    next_eval = cfg.eval_every or cfg.steps
+    last_report = clock()
+    stopped = False
+    loss = float("nan")
+
+    def emit(accuracy: Accuracy | None) -> bool:
+        nonlocal window_losses, window_steps, window_seconds
+        metrics: dict[str, float] = {}
+        if window_losses:
+            mean_loss = float(np.mean(window_losses))
+            if not np.isfinite(mean_loss):
+                raise report.DivergedError(f"the training loss became {mean_loss} after {steps} steps.")
+            metrics[report.LOSS] = mean_loss
+        if window_seconds > 0:
+            metrics[report.STEPS_PER_S] = window_steps / window_seconds
+        if accuracy is not None:
+            metrics[report.HJB_MAX_REL_ERR_V] = accuracy.max_rel_err_V
+            metrics[report.HJB_MAX_REL_ERR_C] = accuracy.max_rel_err_c
+            metrics[report.HJB_MAX_ABS_RESIDUAL] = accuracy.max_abs_residual
+        window_losses, window_steps, window_seconds = [], 0, 0.0
+        return reporter.on_record(report.Record(steps, train_seconds, metrics, steps / cfg.steps))
+
+    while steps < cfg.steps and not stopped:
+        n = min(cfg.steps_per_call, cfg.steps - steps)
+        t = clock()
+        loss = solver.run(n)
+        elapsed = clock() - t
+        if steps == 0:
+            first_call_seconds = elapsed  # trace/compile time, reported on its own
+        else:
+            train_seconds += elapsed
+            window_seconds += elapsed
+            window_steps += n
+        steps += n
+        window_losses.append(loss)
+
+        accuracy = None
+        if steps >= next_eval and steps < cfg.steps:
+            t_eval = clock()
+            accuracy = yardstick.judge(solver.value_and_slope)
+            eval_seconds += clock() - t_eval
+            history.append((steps, accuracy.max_rel_err_V, accuracy.max_rel_err_c))
+            next_eval += cfg.eval_every
+        if accuracy is not None or clock() - last_report >= report_interval:
+            stopped = not emit(accuracy)
+            last_report = clock()
+
+    t_eval = clock()
+    accuracy = yardstick.judge(solver.value_and_slope)
+    eval_seconds += clock() - t_eval
+    history.append((steps, accuracy.max_rel_err_V, accuracy.max_rel_err_c))
+    emit(accuracy)
+    timed_steps = steps - min(cfg.steps_per_call, cfg.steps)
+    result = HJBResult(
+        config=asdict(cfg), steps=steps, train_seconds=train_seconds,
+        steps_per_second=timed_steps / train_seconds if train_seconds > 0 else 0.0,
+        first_call_seconds=first_call_seconds, final_loss=loss, accuracy=accuracy, eval_seconds=eval_seconds,
+        stopped_early=stopped, error_history=history, solver=solver,
+    )
+    reporter.on_end(result.summary())
+    return result

@@ -1,0 +1,130 @@
+"""The HJB network solver: formulations and styles agree, K steps per call equal K calls, errors are honest."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from rlcore import hjb, report
+from rlcore.config import ConfigError, HJBConfig
+from rlcore.hjb_reference import GrowthModel, saddle_path
+
+TINY = {"steps": 60, "eval_every": 20, "eval_points": 50}
+
+
+def _weights(solver):
+    return [w.numpy() for w in solver.model.weights]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_tangent_gives_the_seeds_v_prime_and_loss(dtype):
+    """V' carried forward through the layers equals the nested tape's V', and so does the loss."""
+    solver = hjb.Solver(HJBConfig(dtype=dtype, width=16))
+    k = tf.constant(np.linspace(0.1, 10, 300).reshape(-1, 1), dtype)
+    v_tape, vp_tape = hjb.value_and_slope_tape(solver.model, k)
+    v_tan, vp_tan = hjb.value_and_slope_tangent(solver.model, k)
+    tol = 1e-12 if dtype == "float64" else 1e-5
+    np.testing.assert_allclose(v_tan.numpy(), v_tape.numpy(), rtol=tol)
+    np.testing.assert_allclose(vp_tan.numpy(), vp_tape.numpy(), rtol=tol * 10, atol=tol)
+    tape_loss = solver.loss(k)
+    solver._value_and_slope = hjb.value_and_slope_tangent
+    assert float(solver.loss(k)) == pytest.approx(float(tape_loss), rel=tol * 10)
+
+
+def test_tangent_gradients_match_the_tape_formulation():
+    a = hjb.Solver(HJBConfig(dtype="float64", derivative="tape"))
+    b = hjb.Solver(HJBConfig(dtype="float64", derivative="tangent"))
+    for _ in range(3):
+        a.run(1)
+        b.run(1)
+    for wa, wb in zip(_weights(a), _weights(b), strict=True):
+        np.testing.assert_allclose(wa, wb, rtol=1e-9)
+
+
+def test_eager_graph_and_xla_take_the_same_steps():
+    results = {}
+    for mode in ("eager", "graph", "xla"):
+        solver = hjb.Solver(HJBConfig(exec_mode=mode, seed=7))
+        losses = [solver.run(1) for _ in range(3)]
+        results[mode] = (losses, _weights(solver))
+    ref_losses, ref_weights = results["eager"]
+    for mode, (losses, weights) in results.items():
+        np.testing.assert_allclose(losses, ref_losses, rtol=1e-4, err_msg=mode)
+        for w, r in zip(weights, ref_weights, strict=True):
+            np.testing.assert_allclose(w, r, rtol=1e-4, atol=1e-6, err_msg=mode)
+
+
+@pytest.mark.parametrize("mode", ["graph", "xla"])
+def test_k_steps_in_one_call_equal_k_single_calls_and_trace_once(mode):
+    single = hjb.Solver(HJBConfig(exec_mode=mode, seed=3))
+    looped = hjb.Solver(HJBConfig(exec_mode=mode, seed=3))
+    single_losses = [single.run(1) for _ in range(10)]
+    mean_loss = looped.run(10)
+    assert mean_loss == pytest.approx(np.mean(single_losses), rel=1e-4)
+    for a, b in zip(_weights(single), _weights(looped), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
+    looped.run(7)
+    looped.run(10)
+    assert looped.steps_fn.experimental_get_tracing_count() == 1  # K is a tensor: no retrace per K
+
+
+def test_mixed_sampling_puts_half_the_batch_on_a_log_scale():
+    solver = hjb.Solver(HJBConfig(sampling="mixed", batch_size=4000))
+    k = solver.sample().numpy().ravel()
+    assert k.min() >= 0.1 and k.max() <= 10
+    assert np.mean(k < 1.0) == pytest.approx(0.5 * 0.9 / 9.9 + 0.5 * 0.5, abs=0.03)
+
+
+def test_yardstick_scores_the_exact_solution_as_exact_and_a_shifted_one_as_wrong():
+    cfg = HJBConfig(eval_points=200)
+    stick = hjb.Yardstick(cfg)
+    model = GrowthModel()
+
+    def exact(k):
+        sol = saddle_path(model, k)
+        return sol.V, model.u_prime(sol.c)
+
+    acc = stick.judge(exact)
+    assert acc.max_rel_err_V < 1e-9 and acc.max_rel_err_c < 1e-9 and acc.max_abs_residual < 1e-9
+    shifted = stick.judge(lambda k: (exact(k)[0] * 1.01, exact(k)[1] * 1.02))
+    assert shifted.max_rel_err_V == pytest.approx(0.01, rel=1e-6)
+    assert shifted.max_rel_err_c == pytest.approx(1 - 1.02**-0.5, rel=1e-6)
+    assert len(shifted.rel_err_c) == 200  # per-k errors stay available for charts
+
+
+def test_training_reports_loss_speed_and_error_over_time():
+    rep = report.ListReporter()
+    result = hjb.train(HJBConfig(exec_mode="graph", steps_per_call=10, **TINY), rep, report_interval=0.0)
+    assert result.steps == 60
+    assert [s for s, _, _ in result.error_history] == [20, 40, 60]
+    assert result.first_call_seconds > 0 and result.steps_per_second > 0
+    assert any(report.HJB_MAX_REL_ERR_C in r.metrics for r in rep.records[:-1])
+    assert all(np.isfinite(r.metrics.get(report.LOSS, 0.0)) for r in rep.records)
+    summary = rep.summary
+    for key in ("config", "steps", "train_seconds", "steps_per_second", "final_loss", "grid_k", "V", "c",
+                "max_rel_err_V", "max_rel_err_c", "max_abs_residual"):
+        assert key in summary
+    assert len(summary["grid_k"]) == len(summary["V"]) == 50
+
+
+def test_seed_network_learns_from_its_initial_guess():
+    """A few hundred steps of the seed's configuration cut the error of the constant guess V = -60."""
+    result = hjb.train(HJBConfig(steps=400, steps_per_call=100, eval_every=0, eval_points=50))
+    start = hjb.train(HJBConfig(steps=1, eval_every=0, eval_points=50))
+    assert result.accuracy.max_rel_err_V < start.accuracy.max_rel_err_V
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"k_min": 10.0, "k_max": 10.0}, "k_min must be below k_max"),
+        ({"k_min": 0.0}, "k_min must be positive"),
+        ({"batch_size": 0}, "batch must be at least 1"),
+        ({"depth": 0}, "depth must be at least 1"),
+        ({"exec_mode": "eager", "steps_per_call": 10}, "steps_per_call above 1 needs a compiled style"),
+        ({"dtype": "float16"}, "dtype must be one of float32, float64"),
+        ({"lr_schedule": "cosine", "lr_final": 0.1}, "lr_final must not exceed lr"),
+    ],
+)
+def test_invalid_hjb_values_raise_one_sentence(changes, message):
+    with pytest.raises(ConfigError, match=f"^{message}"):
+        HJBConfig(**changes)
