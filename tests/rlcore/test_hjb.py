@@ -40,17 +40,33 @@ def test_tangent_gradients_match_the_tape_formulation():
         np.testing.assert_allclose(wa, wb, rtol=1e-9)
 
 
-def test_eager_graph_and_xla_take_the_same_steps():
+def test_eager_and_graph_take_the_same_steps():
     results = {}
-    for mode in ("eager", "graph", "xla"):
+    for mode in ("eager", "graph"):
         solver = hjb.Solver(HJBConfig(exec_mode=mode, seed=7))
-        losses = [solver.run(1) for _ in range(3)]
-        results[mode] = (losses, _weights(solver))
-    ref_losses, ref_weights = results["eager"]
-    for mode, (losses, weights) in results.items():
-        np.testing.assert_allclose(losses, ref_losses, rtol=1e-4, err_msg=mode)
-        for w, r in zip(weights, ref_weights, strict=True):
-            np.testing.assert_allclose(w, r, rtol=1e-4, atol=1e-6, err_msg=mode)
+        results[mode] = ([solver.run(1) for _ in range(3)], _weights(solver))
+    (eager_losses, eager_weights), (graph_losses, graph_weights) = results["eager"], results["graph"]
+    np.testing.assert_allclose(graph_losses, eager_losses, rtol=1e-5)
+    for w, r in zip(graph_weights, eager_weights, strict=True):
+        np.testing.assert_allclose(w, r, rtol=1e-5, atol=1e-7)
+
+
+def test_xla_computes_the_same_loss_and_gradients_on_the_same_batch():
+    """XLA draws its own random stream (not bit-equal to eager's), so compare on a fixed batch of k."""
+    k = tf.constant(np.linspace(0.1, 10, 100).reshape(-1, 1), tf.float32)
+    out = {}
+    for mode in ("eager", "xla"):
+        solver = hjb.Solver(HJBConfig(exec_mode=mode, seed=7))
+
+        def loss_and_grads(k, solver=solver):
+            with tf.GradientTape() as tape:
+                loss = solver.loss(k)
+            return loss, tape.gradient(loss, solver.model.trainable_variables)
+
+        out[mode] = (tf.function(loss_and_grads, jit_compile=True) if mode == "xla" else loss_and_grads)(k)
+    assert float(out["xla"][0]) == pytest.approx(float(out["eager"][0]), rel=1e-5)
+    for gx, ge in zip(out["xla"][1], out["eager"][1], strict=True):
+        np.testing.assert_allclose(gx.numpy(), ge.numpy(), rtol=1e-4, atol=1e-6)
 
 
 @pytest.mark.parametrize("mode", ["graph", "xla"])
