@@ -75,7 +75,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['exec']} | {r['derivative']} | {r['steps_per_call']} | {r['steps_per_second']:,.0f} | "
-              f"{r['spread'][0]:,.0f}–{r['spread'][1]:,.0f} | {r['steps_per_second'] / seed:.1f}x | "
+              f"{r['spread'][0]:,.0f}–{r['spread'][1]:,.0f} | {r['steps_per_second'] / seed:.2g}x | "
               f"{r['first_call_seconds']:.2f} |")
     if args.json:
         Path(args.json).write_text(json.dumps({"batch": args.batch, "width": args.width, "cells": rows,

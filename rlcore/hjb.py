@@ -16,6 +16,7 @@ from typing import Any
 import keras
 import numpy as np
 import tensorflow as tf
+from scipy.optimize import minimize
 
 from rlcore import report
 from rlcore.config import HJBConfig
@@ -62,13 +63,18 @@ def value_and_slope_tangent(model: keras.Model, k: tf.Tensor) -> tuple[tf.Tensor
 VALUE_AND_SLOPE: dict[str, Callable] = {"tape": value_and_slope_tape, "tangent": value_and_slope_tangent}
 
 
-def hjb_residual(cfg: HJBConfig, k: tf.Tensor, v: tf.Tensor, v_prime: tf.Tensor) -> tf.Tensor:
-    """The seed's residual u(c) - ρV + stop_gradient(V') μ, with V' clamped at the floor."""
+def hjb_residual(cfg: HJBConfig, k: tf.Tensor, v: tf.Tensor, v_prime: tf.Tensor, *,
+                 semi_gradient: bool = True) -> tf.Tensor:
+    """The seed's residual u(c) - ρV + stop_gradient(V') μ, with V' clamped at the floor.
+
+    ``semi_gradient=False`` lets the gradient through the V' factor too: the exact gradient of the
+    squared residual, which a line-search method (L-BFGS) needs.
+    """
     vp = tf.maximum(v_prime, cfg.vprime_floor)
     c = tf.pow(vp, -1.0 / cfg.gamma)
     drift = cfg.A * tf.pow(k, cfg.alpha) - c - cfg.delta * k
     utility = tf.pow(c, 1.0 - cfg.gamma) / (1.0 - cfg.gamma)
-    return utility - cfg.rho * v + tf.stop_gradient(vp) * drift
+    return utility - cfg.rho * v + (tf.stop_gradient(vp) if semi_gradient else vp) * drift
 
 
 # ---------------------------------------------------------------- the solver
@@ -135,9 +141,43 @@ class Solver:
             return float(self.step_fn())
         return float(self.steps_fn(tf.constant(n, tf.int32)))
 
+    def polish(self, iterations: int, points: int) -> dict[str, float]:
+        """L-BFGS (scipy) on the mean squared residual over a fixed grid of k, from the current weights."""
+        cfg, variables = self.cfg, self.model.trainable_variables
+        k = tf.constant(np.linspace(cfg.k_min, cfg.k_max, points).reshape(-1, 1), self.dtype)
+
+        @tf.function
+        def loss_and_grads():
+            with tf.GradientTape() as tape:
+                v, v_prime = self._value_and_slope(self.model, k)
+                loss = tf.reduce_mean(tf.square(hjb_residual(cfg, k, v, v_prime, semi_gradient=False)))
+            return loss, tape.gradient(loss, variables)
+
+        def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
+            _assign_flat(variables, x, cfg.dtype)
+            loss, grads = loss_and_grads()
+            return float(loss), np.concatenate([g.numpy().ravel() for g in grads]).astype(np.float64)
+
+        x0 = np.concatenate([v.numpy().ravel() for v in variables]).astype(np.float64)
+        start_loss = objective(x0)[0]
+        t = time.perf_counter()
+        out = minimize(objective, x0, jac=True, method="L-BFGS-B",
+                       options={"maxiter": iterations, "maxcor": 50, "ftol": 0.0, "gtol": 0.0})
+        _assign_flat(variables, out.x, cfg.dtype)
+        return {"polish_seconds": time.perf_counter() - t, "polish_iterations": int(out.nit),
+                "polish_start_loss": start_loss, "polish_loss": float(out.fun)}
+
     def value_and_slope(self, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         v, vp = value_and_slope_tape(self.model, tf.constant(k.reshape(-1, 1), self.dtype))
         return v.numpy().ravel().astype(float), vp.numpy().ravel().astype(float)
+
+
+def _assign_flat(variables: list, x: np.ndarray, dtype: str) -> None:
+    offset = 0
+    for v in variables:
+        size = int(np.prod(v.shape))
+        v.assign(x[offset:offset + size].reshape(v.shape).astype(dtype))
+        offset += size
 
 
 # ---------------------------------------------------------------- accuracy
@@ -217,6 +257,7 @@ class HJBResult:
     eval_seconds: float
     stopped_early: bool
     error_history: list[tuple[int, float, float]]  # (step, max rel err V, max rel err c)
+    polish: dict[str, float] = field(default_factory=dict)  # L-BFGS seconds, iterations, losses
     solver: Solver | None = field(default=None, repr=False)
 
     def summary(self) -> dict[str, Any]:
@@ -291,6 +332,11 @@ def train(cfg: HJBConfig, reporter: report.Reporter | None = None, *, report_int
             stopped = not emit(accuracy)
             last_report = clock()
 
+    adam_seconds = train_seconds
+    polish: dict[str, float] = {}
+    if cfg.polish_iters and not stopped:
+        polish = solver.polish(cfg.polish_iters, cfg.polish_points)
+        train_seconds += polish["polish_seconds"]
     t_eval = clock()
     accuracy = yardstick.judge(solver.value_and_slope)
     eval_seconds += clock() - t_eval
@@ -299,9 +345,9 @@ def train(cfg: HJBConfig, reporter: report.Reporter | None = None, *, report_int
     timed_steps = steps - min(cfg.steps_per_call, cfg.steps)
     result = HJBResult(
         config=asdict(cfg), steps=steps, train_seconds=train_seconds,
-        steps_per_second=timed_steps / train_seconds if train_seconds > 0 else 0.0,
+        steps_per_second=timed_steps / adam_seconds if adam_seconds > 0 else 0.0,
         first_call_seconds=first_call_seconds, final_loss=loss, accuracy=accuracy, eval_seconds=eval_seconds,
-        stopped_early=stopped, error_history=history, solver=solver,
+        stopped_early=stopped, error_history=history, polish=polish, solver=solver,
     )
     reporter.on_end(result.summary())
     return result

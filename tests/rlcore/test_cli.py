@@ -76,3 +76,37 @@ def test_devices_reports_the_cpu_and_says_when_there_is_no_gpu():
     assert card["cores"] >= 1 and card["tensorflow"].startswith("2.")
     if not card["gpus"]:
         assert "no GPU visible to TensorFlow" in rlcore("devices").stdout
+
+
+def test_hjb_run_writes_the_result_json(tmp_path):
+    out = tmp_path / "hjb.json"
+    proc = rlcore("hjb", "--preset", "seed", "--steps", "200", "--exec", "graph", "--steps-per-call", "100",
+                  "--device", "cpu", "--seed", "1234", "--eval-points", "40", "--json", str(out))
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    for key in ("config", "steps", "train_seconds", "steps_per_second", "final_loss", "grid_k", "V", "c",
+                "max_rel_err_V", "max_rel_err_c", "max_abs_residual", "environment"):
+        assert key in result
+    assert result["steps"] == 200 and len(result["grid_k"]) == 40
+    assert result["config"]["steps_per_call"] == 100 and result["config"]["batch_size"] == 100
+    assert "max relative error" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "sentence"),
+    [
+        (["--k-min", "10", "--k-max", "1"], "error: k_min must be below k_max"),
+        (["--k-min", "0"], "error: k_min must be positive"),
+        (["--batch", "0"], "error: batch must be at least 1"),
+        (["--depth", "0"], "error: depth must be at least 1"),
+        (["--exec", "eager", "--steps-per-call", "10"], "error: steps_per_call above 1 needs a compiled style"),
+        (["--preset", "accurate", "--exec", "eager"], "error: steps_per_call above 1 needs a compiled style"),
+        (["--preset", "fast"], "error: argument --preset: invalid choice: 'fast'"),
+    ],
+)
+def test_invalid_hjb_arguments_exit_2_with_one_sentence(args, sentence, tmp_path):
+    proc = rlcore("hjb", *args, "--json", str(tmp_path / "never.json"))
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(sentence), proc.stderr
+    assert not (tmp_path / "never.json").exists()

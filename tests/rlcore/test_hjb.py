@@ -144,3 +144,23 @@ def test_seed_network_learns_from_its_initial_guess():
 def test_invalid_hjb_values_raise_one_sentence(changes, message):
     with pytest.raises(ConfigError, match=f"^{message}"):
         HJBConfig(**changes)
+
+
+def test_lbfgs_polish_lowers_the_loss_on_its_grid():
+    result = hjb.train(HJBConfig(steps=300, steps_per_call=100, dtype="float64", polish_iters=30, polish_points=200,
+                                 eval_every=0, eval_points=50))
+    polish = result.polish
+    assert 0 < polish["polish_iterations"] <= 30
+    assert polish["polish_loss"] < polish["polish_start_loss"]
+    assert result.train_seconds >= polish["polish_seconds"]
+
+
+def test_presets_give_their_values_and_explicit_values_win():
+    from rlcore.config import hjb_preset
+
+    assert hjb_preset("seed") == HJBConfig()
+    accurate = hjb_preset("accurate", steps=10)
+    assert (accurate.dtype, accurate.exec_mode, accurate.derivative) == ("float64", "xla", "tangent")
+    assert accurate.steps == 10
+    with pytest.raises(ConfigError, match="preset must be one of seed, accurate"):
+        hjb_preset("fast")
