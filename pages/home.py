@@ -6,13 +6,16 @@ st.title("TF Training Lab")
 st.markdown(
     "Why does a TensorFlow port of a small DQN train many times slower than the PyTorch original, and why can a "
     "GPU be slower than the CPU? This lab answers both by measuring them on your machine: the same training in "
-    "four execution styles (naive, eager, graph, XLA), with the time of every phase and the book's win-rate test."
+    "several execution styles (naive, eager, graph, XLA), with the time of every phase, the book's win-rate test "
+    "for the Gridworld DQN and the error against the exact solution for the HJB network."
 )
 st.subheader("From the shell")
 st.code(
     "python -m rlcore dqn --exec naive --epochs 20    # the seed's port: model.predict per move\n"
     "python -m rlcore dqn --exec graph                # the book's 5000 games, compiled once\n"
     "python -m rlcore dqn --help                      # every setting, with the book's defaults\n"
+    "python -m rlcore hjb --preset seed               # the HJB question's network, judged against the exact V\n"
+    "python -m rlcore hjb --preset accurate           # larger batch, decaying rate, float64, L-BFGS polish\n"
     "python -m rlcore devices                         # what TensorFlow sees on this machine",
     language="bash",
 )
