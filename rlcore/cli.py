@@ -1,4 +1,4 @@
-"""Command line: ``python -m rlcore dqn | hjb | devices``.
+"""Command line: ``python -m rlcore dqn | hjb | runs | worker | devices``.
 
 Arguments are validated by ``rlcore.config`` before TensorFlow is imported, so a bad value
 costs nothing and prints one sentence (exit 2). The device is pinned before the import too.
@@ -99,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     dqn.add_argument("--json", metavar="FILE", help="write the result as JSON here (default: none)")
     dqn.add_argument("--save-model", metavar="FILE.keras", help="save the trained network here (default: none)")
     dqn.add_argument("--quiet", action="store_true", help="no progress bar (default: off)")
+    _add_detach_flags(dqn)
 
     hjb = sub.add_parser(
         "hjb", help="solve the growth model's HJB equation with the seed's network",
@@ -111,10 +112,45 @@ def build_parser() -> argparse.ArgumentParser:
     _add_config_flags(hjb, HJBConfig, unset=True)
     hjb.add_argument("--json", metavar="FILE", help="write the result as JSON here (default: none)")
     hjb.add_argument("--quiet", action="store_true", help="no progress bar (default: off)")
+    _add_detach_flags(hjb)
+
+    runs = sub.add_parser("runs", help="list, show, export, cancel or delete stored runs ($RLCORE_HOME)")
+    runs_sub = runs.add_subparsers(dest="runs_command", required=True, parser_class=_Parser)
+    runs_list = runs_sub.add_parser("list", help="every run, newest first")
+    runs_list.add_argument("--json", action="store_true", help="print JSON (default: a table)")
+    runs_show = runs_sub.add_parser("show", help="one run: status, error, config, summary")
+    runs_show.add_argument("id", type=int)
+    runs_show.add_argument("--json", action="store_true", help="print JSON (default: text)")
+    runs_export = runs_sub.add_parser("export", help="a run's metrics as CSV")
+    runs_export.add_argument("id", type=int)
+    runs_export.add_argument("--csv", required=True, metavar="FILE", help="where to write the CSV")
+    for name, text in (("cancel", "stop a queued or running run"), ("delete", "delete a run, its metrics and files")):
+        runs_sub.add_parser(name, help=text).add_argument("id", type=int)
+
+    worker = sub.add_parser("worker", help="execute one stored run (started by --detach and the dashboard)")
+    worker.add_argument("--run", type=int, required=True, help="the run's id")
 
     devices = sub.add_parser("devices", help="show the CPU, GPUs and TensorFlow version this machine offers")
     devices.add_argument("--json", action="store_true", help="print JSON instead of text (default: off)")
     return parser
+
+
+def _add_detach_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--detach", action="store_true",
+                        help="queue the run for a background worker and print its id (default: run here)")
+    parser.add_argument("--label", default="", help="a name for the stored run (default: none)")
+
+
+def _detach(kind: str, cfg: Any, label: str) -> int:
+    from rlcore.runs.store import Store
+    from rlcore.runs.worker import launch
+
+    store = Store()
+    run_id = store.create_run(kind, cfg, label)
+    launch(store, run_id)
+    print(f"queued run {run_id} in {store.path}; follow it with: python -m rlcore runs show {run_id}")
+    print(run_id)
+    return 0
 
 
 def _run_dqn(args: argparse.Namespace) -> int:
@@ -124,6 +160,8 @@ def _run_dqn(args: argparse.Namespace) -> int:
         return _fail(str(e))
     if args.save_model and not args.save_model.endswith(".keras"):
         return _fail(f"--save-model must name a .keras file, not {args.save_model!r}.")
+    if args.detach:
+        return _detach("dqn", cfg, args.label)
     pin_device(cfg.device)
     from rlcore import dqn
     from rlcore.environment import environment_card
@@ -148,6 +186,8 @@ def _run_hjb(args: argparse.Namespace) -> int:
         cfg = hjb_preset(args.preset, **_given(HJBConfig, args))
     except ConfigError as e:
         return _fail(str(e))
+    if args.detach:
+        return _detach("hjb", cfg, args.label)
     pin_device(cfg.device)
     from rlcore import hjb
     from rlcore.environment import environment_card
@@ -179,6 +219,54 @@ def _run_devices(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_runs(args: argparse.Namespace) -> int:
+    from rlcore.runs.store import Store
+    from rlcore.runs.worker import cancel
+
+    store = Store()
+    if args.runs_command == "list":
+        runs = store.list_runs()
+        if args.json:
+            print(json.dumps([_run_brief(r) for r in runs], indent=2))
+        else:
+            print(f"{'id':>4}  {'kind':4}  {'status':9}  {'style':6}  {'device':6}  label")
+            for r in runs:
+                print(f"{r.id:>4}  {r.kind:4}  {r.status:9}  {r.config.get('exec_mode', ''):6}  "
+                      f"{r.config.get('device', ''):6}  {r.label}")
+        return 0
+    run = store.get_run(args.id)
+    if run is None:
+        return _fail(f"run {args.id} does not exist in {store.path}.")
+    if args.runs_command == "show":
+        details = run.to_dict() | {"metric_rows": store.metric_count(run.id)}
+        if args.json:
+            print(json.dumps(details, indent=2))
+        else:
+            print(f"run {run.id} ({run.kind}, {run.label or 'no label'}): {run.status}"
+                  + (f" — {run.error}" if run.error else "") + f"; {details['metric_rows']} metric rows")
+        return 0
+    if args.runs_command == "export":
+        store.metrics(run.id).to_csv(args.csv, index=False)
+        print(f"wrote {store.metric_count(run.id)} metric rows of run {run.id} to {args.csv}")
+        return 0
+    if args.runs_command == "cancel":
+        print(f"run {run.id}: {cancel(store, run.id)}")
+        return 0
+    store.delete_run(run.id)
+    print(f"deleted run {run.id}")
+    return 0
+
+
+def _run_brief(run: Any) -> dict[str, Any]:
+    return {k: getattr(run, k) for k in ("id", "kind", "status", "label", "created", "started", "finished", "error")}
+
+
+def _run_worker(args: argparse.Namespace) -> int:
+    from rlcore.runs.worker import run_worker
+
+    return run_worker(args.run)
+
+
 def _fail(message: str) -> int:
     print(f"error: {message}", file=sys.stderr)
     return EXIT_BAD_INPUT
@@ -186,5 +274,5 @@ def _fail(message: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    commands = {"dqn": _run_dqn, "hjb": _run_hjb, "devices": _run_devices}
+    commands = {"dqn": _run_dqn, "hjb": _run_hjb, "devices": _run_devices, "runs": _run_runs, "worker": _run_worker}
     return commands[args.command](args)

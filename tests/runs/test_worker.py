@@ -1,0 +1,133 @@
+"""Real worker subprocesses on a real SQLite file: queue, crash, cancel, failure, divergence, the CLI."""
+
+import itertools
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from rlcore.runs.store import ACTIVE, WORKER_DIED, Store
+from rlcore.runs.worker import cancel, launch
+
+TINY_DQN = {"epochs": 6, "memory_size": 100, "batch_size": 16, "test_games": 20, "hidden1": 16, "hidden2": 8}
+LONG_DQN = {"epochs": 100_000, "test_games": 20, "eval_every": 0}
+
+
+def wait_for(predicate, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def wait_final(store, run_id, timeout=120.0):
+    return wait_for(lambda: (r := store.get_run(run_id)) and r.status not in ACTIVE and r, timeout,
+                    f"run {run_id} to end")
+
+
+def wait_training(store, run_id, timeout=90.0):
+    wait_for(lambda: store.get_run(run_id).status == "running" and store.metric_count(run_id) > 0, timeout,
+             f"run {run_id} to report metrics")
+
+
+@pytest.fixture
+def store(tmp_path):
+    return Store(tmp_path)
+
+
+def test_kill_9_mid_run_fails_as_worker_died_and_the_queue_goes_on(store):
+    victim = store.create_run("dqn", LONG_DQN)
+    follower = store.create_run("dqn", TINY_DQN)
+    launch(store, victim)
+    launch(store, follower)
+    wait_training(store, victim)
+    os.kill(store.get_run(victim).pid, signal.SIGKILL)
+    dead = wait_final(store, victim, timeout=10)
+    assert (dead.status, dead.error) == ("failed", WORKER_DIED)
+    assert store.metric_count(victim) > 0
+    assert store.integrity_check() == "ok"
+    assert wait_final(store, follower).status == "done"
+
+
+def test_five_runs_at_once_all_finish_one_at_a_time_in_order(store):
+    ids = [store.create_run("dqn", TINY_DQN | {"seed": i}) for i in range(5)]
+    for run_id in ids:
+        launch(store, run_id)
+    runs = [wait_final(store, run_id, timeout=240) for run_id in ids]
+    assert [r.status for r in runs] == ["done"] * 5
+    spans = sorted((r.started, r.finished, r.id) for r in runs)
+    assert [s[2] for s in spans] == ids  # started in creation order
+    for (_, end, _), (start, _, _) in itertools.pairwise(spans):
+        assert end <= start  # never two running at the same time
+    assert all(r.summary["games"] == TINY_DQN["epochs"] for r in runs)
+    assert all(r.environment and r.environment["tensorflow"].startswith("2.") for r in runs)
+    assert (store.run_dir(ids[0]) / "model.keras").exists() and (store.run_dir(ids[0]) / "replays.json").exists()
+
+
+def test_cancel_mid_run_ends_cancelled_within_5_s_and_keeps_metrics(store):
+    run_id = store.create_run("dqn", LONG_DQN)
+    launch(store, run_id)
+    wait_training(store, run_id)
+    t = time.monotonic()
+    status = cancel(store, run_id)
+    assert status == "cancelled"
+    assert time.monotonic() - t < 5.0
+    run = store.get_run(run_id)
+    assert run.error is None  # stopped by its own loop, not terminated
+    assert run.summary["stopped_early"] is True
+    assert store.metric_count(run_id) > 0
+
+
+def test_a_failing_workload_ends_failed_with_its_message(store):
+    run_id = store.create_run("dqn", TINY_DQN | {"device": "gpu"})
+    launch(store, run_id)
+    run = wait_final(store, run_id, timeout=90)
+    if run.status == "done":
+        pytest.skip("a GPU is visible here, so the GPU run did not fail")
+    assert run.status == "failed"
+    assert run.error.startswith("GPU requested but TensorFlow sees none")
+    assert "Traceback" in (store.run_dir(run_id) / "worker.log").read_text()
+
+
+def test_an_infinite_loss_ends_diverged(store):
+    run_id = store.create_run("hjb", {"output_bias": 1e30, "steps": 500, "steps_per_call": 100, "eval_every": 0})
+    launch(store, run_id)
+    run = wait_final(store, run_id, timeout=90)
+    assert run.status == "diverged"
+    assert run.error.startswith("the training loss became ")  # inf or nan
+
+
+def test_cli_detach_show_export_and_delete(store, tmp_path):
+    env = os.environ | {"RLCORE_HOME": str(store.home)}
+
+    def rlcore(*args):
+        return subprocess.run([sys.executable, "-m", "rlcore", *args], capture_output=True, text=True, env=env,
+                              timeout=60)
+
+    proc = rlcore("dqn", "--epochs", "4", "--memory", "100", "--batch", "16",
+                  "--test-games", "20", "--detach", "--label", "cli")
+    assert proc.returncode == 0, proc.stderr
+    run_id = int(proc.stdout.strip().splitlines()[-1])
+    wait_final(store, run_id)
+    shown = json.loads(rlcore("runs", "show", str(run_id), "--json").stdout)
+    for key in ("status", "error", "pid", "config", "summary", "metric_rows"):
+        assert key in shown
+    assert shown["status"] == "done" and shown["label"] == "cli" and shown["metric_rows"] > 0
+    csv = tmp_path / "m.csv"
+    assert rlcore("runs", "export", str(run_id), "--csv", str(csv)).returncode == 0
+    assert csv.read_text().splitlines()[0] == "run_id,step,wall,name,value"
+    assert str(run_id) in rlcore("runs", "list").stdout
+    bad = rlcore("dqn", "--batch", "5000", "--detach")
+    assert bad.returncode == 2 and bad.stderr.startswith("error: batch must not exceed memory")
+    assert len(json.loads(rlcore("runs", "list", "--json").stdout)) == 1  # the bad one wrote nothing
+    missing = rlcore("runs", "show", "999")
+    assert missing.returncode == 2 and "run 999 does not exist" in missing.stderr
+    assert rlcore("runs", "delete", str(run_id)).returncode == 0
+    assert json.loads(rlcore("runs", "list", "--json").stdout) == []
