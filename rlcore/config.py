@@ -164,6 +164,9 @@ class HJBConfig:
 
     def __post_init__(self) -> None:
         check_fields(self)
+        if self.gamma == 1.0:
+            raise ConfigError("gamma must not be 1: that is log utility, which u(c) = c^(1-gamma)/(1-gamma) "
+                              "does not cover.")
         if self.k_min <= 0:
             raise ConfigError(f"k_min must be positive, not {self.k_min:g}.")
         if self.k_min >= self.k_max:

@@ -138,6 +138,7 @@ def test_seed_network_learns_from_its_initial_guess():
         ({"depth": 0}, "depth must be at least 1"),
         ({"exec_mode": "eager", "steps_per_call": 10}, "steps_per_call above 1 needs a compiled style"),
         ({"dtype": "float16"}, "dtype must be one of float32, float64"),
+        ({"gamma": 1.0}, "gamma must not be 1"),
         ({"lr_schedule": "cosine", "lr_final": 0.1}, "lr_final must not exceed lr"),
     ],
 )
