@@ -228,6 +228,8 @@ def _run_runs(args: argparse.Namespace) -> int:
         runs = store.list_runs()
         if args.json:
             print(json.dumps([_run_brief(r) for r in runs], indent=2))
+        elif not runs:
+            print(f"no runs yet in {store.path}; start one with --detach, e.g. python -m rlcore dqn --detach")
         else:
             print(f"{'id':>4}  {'kind':4}  {'status':9}  {'style':6}  {'device':6}  label")
             for r in runs:
