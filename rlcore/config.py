@@ -226,7 +226,3 @@ def _coerce(f: dataclasses.Field, value: Any) -> Any:
         kind = "a whole number" if f.type in ("int", int) else "a number"
         raise ConfigError(f"{label} must be {kind}, not {value!r}.") from None
     return value
-
-
-def to_dict(cfg: Any) -> dict[str, Any]:
-    return dataclasses.asdict(cfg)

@@ -73,6 +73,12 @@ def test_static_board_encodes_at_the_books_indices():
     assert list(np.flatnonzero(x)) == [3, 16, 33, 53]
 
 
+def test_text_view_draws_the_books_static_board_and_hides_the_player_on_the_goal():
+    assert gw.render(STATIC_BOARD) == ["+ - . P", ". W . .", ". . . .", ". . . ."]
+    on_goal = STATIC_BOARD._replace(player=STATIC_BOARD.goal)
+    assert gw.render(on_goal)[0] == "+ - . ."
+
+
 def test_state_adds_fresh_uniform_noise_below_the_scale():
     game = Gridworld("static", np.random.default_rng(1))
     a, b = game.state(0.01), game.state(0.01)

@@ -1,0 +1,81 @@
+"""Plotly figure builders: data in, go.Figure out. Pure, so they are tested without Streamlit.
+
+Metrics arrive in the store's long format (run_id, step, wall, name, value). Long series are thinned
+to at most ``MAX_POINTS`` per trace so charts stay responsive on long runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+MAX_POINTS = 2000
+X_AXES = {"step": "step", "wall": "wall-clock seconds"}
+
+
+def downsample(frame: pd.DataFrame, max_points: int = MAX_POINTS) -> pd.DataFrame:
+    """Every n-th row so that at most ``max_points`` remain; the last row is always kept."""
+    if len(frame) <= max_points:
+        return frame
+    idx = np.unique(np.append(np.linspace(0, len(frame) - 1, max_points - 1).astype(int), len(frame) - 1))
+    return frame.iloc[idx]
+
+
+def ema(values: pd.Series, smoothing: float) -> pd.Series:
+    """TensorBoard's debiased exponential moving average; smoothing 0 returns the values."""
+    if smoothing <= 0:
+        return values
+    out, last, weight = [], 0.0, 0.0
+    for v in values.to_numpy(dtype=float):
+        last = smoothing * last + (1 - smoothing) * v
+        weight = smoothing * weight + (1 - smoothing)
+        out.append(last / weight)
+    return pd.Series(out, index=values.index)
+
+
+def metric_chart(metrics: pd.DataFrame, name: str, *, labels: Mapping[int, str] | None = None, x: str = "step",
+                 smoothing: float = 0.0, log_y: bool = False, title: str | None = None) -> go.Figure:
+    """One metric of one or many runs: a line per run (smoothed, with the raw values faint when smoothed)."""
+    if x not in X_AXES:
+        raise ValueError(f"x must be one of {', '.join(X_AXES)}, not {x!r}.")
+    fig = go.Figure()
+    rows = metrics[metrics["name"] == name]
+    for run_id, series in rows.groupby("run_id", sort=True):
+        series = downsample(series.sort_values(["step", "wall"]))
+        label = (labels or {}).get(run_id, f"run {run_id}")
+        if smoothing > 0:
+            fig.add_trace(go.Scatter(x=series[x], y=series["value"], mode="lines", opacity=0.25,
+                                     name=f"{label} (raw)", showlegend=False, hoverinfo="skip"))
+        fig.add_trace(go.Scatter(x=series[x], y=ema(series["value"], smoothing), mode="lines", name=label))
+    fig.update_layout(title=title or name, xaxis_title=X_AXES[x], yaxis_type="log" if log_y else "linear",
+                      margin={"t": 40, "b": 40, "l": 50, "r": 10}, legend={"orientation": "h"})
+    return fig
+
+
+def phase_chart(phase_seconds: Mapping[str, float], steps: int, title: str = "Where the time goes") -> go.Figure:
+    """Milliseconds per env step in each phase of the loop, as one horizontal bar per phase."""
+    names = list(phase_seconds)
+    ms = [1e3 * phase_seconds[p] / max(steps, 1) for p in names]
+    fig = go.Figure(go.Bar(x=ms, y=names, orientation="h", text=[f"{v:.2f} ms" for v in ms], textposition="auto"))
+    fig.update_layout(title=title, xaxis_title="ms per env step", margin={"t": 40, "b": 40, "l": 60, "r": 10})
+    return fig
+
+
+def solution_chart(k: np.ndarray, network: np.ndarray, exact: np.ndarray, what: str) -> go.Figure:
+    """The network's V(k) or c(k) against the exact solution."""
+    fig = go.Figure([go.Scatter(x=k, y=exact, mode="lines", name="exact", line={"width": 4, "color": "#bbb"}),
+                     go.Scatter(x=k, y=network, mode="lines", name="network")])
+    fig.update_layout(title=f"{what}(k)", xaxis_title="k", margin={"t": 40, "b": 40, "l": 50, "r": 10})
+    return fig
+
+
+def error_over_k_chart(k: np.ndarray, rel_err_v: np.ndarray, rel_err_c: np.ndarray) -> go.Figure:
+    """Relative error of V and c along k, log scale: where the network is wrong."""
+    fig = go.Figure([go.Scatter(x=k, y=rel_err_v, mode="lines", name="V"),
+                     go.Scatter(x=k, y=rel_err_c, mode="lines", name="c")])
+    fig.update_layout(title="relative error over k", xaxis_title="k", yaxis_type="log",
+                      margin={"t": 40, "b": 40, "l": 50, "r": 10})
+    return fig

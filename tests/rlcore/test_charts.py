@@ -1,0 +1,46 @@
+"""Figure builders: the right traces, thinned long series, and TensorBoard's smoothing."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rlcore import charts
+
+
+def _metrics(runs=(1, 2), n=10, name="train/loss"):
+    rows = [(r, s, s * 0.1, name, float(s + r)) for r in runs for s in range(n)]
+    return pd.DataFrame(rows, columns=["run_id", "step", "wall", "name", "value"])
+
+
+def test_one_trace_per_run_and_a_faint_raw_one_when_smoothed():
+    fig = charts.metric_chart(_metrics(), "train/loss", labels={1: "naive"})
+    assert [t.name for t in fig.data] == ["naive", "run 2"]
+    smoothed = charts.metric_chart(_metrics(), "train/loss", smoothing=0.6, log_y=True, x="wall")
+    assert len(smoothed.data) == 4 and smoothed.layout.yaxis.type == "log"
+    assert smoothed.layout.xaxis.title.text == "wall-clock seconds"
+
+
+def test_long_series_are_thinned_to_the_limit_keeping_the_last_point():
+    fig = charts.metric_chart(_metrics(runs=(1,), n=50_000), "train/loss")
+    xs = fig.data[0].x
+    assert len(xs) <= charts.MAX_POINTS and xs[-1] == 49_999 and xs[0] == 0
+
+
+def test_ema_matches_tensorboards_debiased_formula():
+    values = pd.Series([1.0, 0.0, 0.0])
+    out = charts.ema(values, 0.5)
+    assert out.tolist() == pytest.approx([1.0, 1 / 3, 1 / 7])
+    assert charts.ema(values, 0.0) is values
+
+
+def test_unknown_x_axis_is_refused():
+    with pytest.raises(ValueError, match="x must be one of step, wall"):
+        charts.metric_chart(_metrics(), "train/loss", x="games")
+
+
+def test_phase_and_hjb_charts():
+    fig = charts.phase_chart({"act": 1.0, "train": 3.0}, steps=1000)
+    assert list(fig.data[0].x) == pytest.approx([1.0, 3.0])
+    k = np.linspace(0.1, 10, 5)
+    assert len(charts.solution_chart(k, k, k, "V").data) == 2
+    assert charts.error_over_k_chart(k, k, k).layout.yaxis.type == "log"
