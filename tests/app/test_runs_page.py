@@ -1,0 +1,61 @@
+"""The Runs page over a real store seeded directly: table, comparison from a link, bad links."""
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from rlcore.runs.store import Store
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    monkeypatch.setenv("RLCORE_HOME", str(tmp_path))
+    return Store(tmp_path)
+
+
+def runs_page(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=30)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    at.run()
+    return at.switch_page("pages/runs.py").run()
+
+
+def seed_runs(store: Store) -> list[int]:
+    ids = []
+    for style in ("naive", "graph", "xla"):
+        run_id = store.create_run("dqn", {"exec_mode": style}, label=style)
+        store.append_metrics(run_id, [(s, s / 10, "train/loss", 1.0 / s) for s in range(1, 30)])
+        store.finish(run_id, "done", summary={"win_rate": 0.9, "steps_per_second": 100.0, "train_seconds": 1.0})
+        ids.append(run_id)
+    return ids
+
+
+def test_empty_store_says_how_to_start(store):
+    at = runs_page()
+    assert not at.exception
+    assert "No runs yet" in at.info[0].value
+
+
+def test_a_link_with_two_runs_compares_them(store):
+    ids = seed_runs(store)
+    at = runs_page({"runs": f"{ids[0]},{ids[2]}"})
+    assert not at.exception
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    named = [t["name"] for t in spec["data"] if t.get("showlegend") is not False]
+    assert named == [f"{ids[0]}: naive", f"{ids[2]}: xla"]
+    assert len(spec["data"]) == 4  # smoothed by default, so each run also has its faint raw line
+
+
+@pytest.mark.parametrize(("value", "warning"), [("999", "run 999 does not exist."),
+                                                ("abc", "runs must be run ids separated by commas")])
+def test_a_bad_link_warns_in_one_sentence_and_compares_nothing(store, value, warning):
+    seed_runs(store)
+    at = runs_page({"runs": value})
+    assert not at.exception
+    assert at.warning[0].value.startswith(warning)
+    assert not at.get("plotly_chart")
