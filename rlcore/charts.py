@@ -49,7 +49,8 @@ def metric_chart(metrics: pd.DataFrame, name: str, *, labels: Mapping[int, str] 
         if smoothing > 0:
             fig.add_trace(go.Scatter(x=series[x], y=series["value"], mode="lines", opacity=0.25,
                                      name=f"{label} (raw)", showlegend=False, hoverinfo="skip"))
-        fig.add_trace(go.Scatter(x=series[x], y=ema(series["value"], smoothing), mode="lines", name=label))
+        mode = "lines+markers" if len(series) < 50 else "lines"  # a lone evaluation still shows
+        fig.add_trace(go.Scatter(x=series[x], y=ema(series["value"], smoothing), mode=mode, name=label))
     fig.update_layout(title=title or name, xaxis_title=X_AXES[x], yaxis_type="log" if log_y else "linear",
                       margin={"t": 40, "b": 40, "l": 50, "r": 10}, legend={"orientation": "h"})
     return fig

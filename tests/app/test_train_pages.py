@@ -1,0 +1,100 @@
+"""The DQN and HJB pages: defaults, bad links, launching exactly one run, and a stored run's view."""
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from rlcore import report
+from rlcore.runs import worker
+from rlcore.runs.store import Store
+from ui import sidebar
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+CARD = {"cpu": "Test CPU", "cores": 2, "gpus": [], "tensorflow": "2.21.0"}
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    monkeypatch.setenv("RLCORE_HOME", str(tmp_path))
+    monkeypatch.setattr(sidebar, "device_card", lambda: CARD)  # the real card is tested through the CLI
+    return Store(tmp_path)
+
+
+@pytest.fixture
+def launched(monkeypatch):
+    calls = []
+    monkeypatch.setattr(worker, "launch", lambda store, run_id: calls.append(run_id))
+    return calls
+
+
+def page(name: str, query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    at.run()
+    return at.switch_page(f"pages/{name}.py").run()
+
+
+@pytest.mark.parametrize("name", ["dqn", "hjb"])
+def test_page_renders_with_defaults_and_says_there_is_no_gpu(store, name):
+    at = page(name)
+    assert not at.exception
+    assert at.button(key="launch")
+    assert any("no GPU visible to TensorFlow" in c.value for c in at.sidebar.caption)
+    assert not at.warning
+
+
+@pytest.mark.parametrize(("name", "query", "warning"), [
+    ("dqn", {"batch": "-5"}, "batch must be at least 1"),
+    ("dqn", {"exec": "turbo"}, "exec must be one of naive, eager, graph, xla"),
+    ("dqn", {"run": "abc"}, "run must be a run id like 3"),
+    ("dqn", {"run": "999"}, "run 999 does not exist."),
+    ("hjb", {"k_min": "0"}, "k_min must be positive"),
+])
+def test_bad_link_values_warn_in_one_sentence(store, launched, name, query, warning):
+    at = page(name, query)
+    assert not at.exception
+    assert at.warning and at.warning[0].value.startswith(warning)
+    assert launched == [] and store.list_runs() == []
+
+
+@pytest.mark.parametrize("name", ["dqn", "hjb"])
+def test_launch_creates_exactly_one_queued_run(store, launched, name):
+    at = page(name)
+    at.button(key="launch").click().run()
+    assert not at.exception
+    runs = store.list_runs()
+    assert len(runs) == 1 and runs[0].status == "queued" and runs[0].kind == name
+    assert launched == [runs[0].id]
+
+
+def test_an_invalid_combination_launches_nothing(store, launched):
+    at = page("dqn", {"batch": "2000"})
+    at.button(key="launch").click().run()
+    assert at.error and at.error[0].value.startswith("batch must not exceed memory")
+    assert store.list_runs() == [] and launched == []
+
+
+def test_a_finished_dqn_run_shows_its_charts_summary_and_replay(store):
+    run_id = store.create_run("dqn", {"epochs": 10}, label="seeded")
+    rows = [(s, s / 10, name, value) for s in range(1, 40)
+            for name, value in ((report.LOSS, 1.0 / s), (report.ENV_STEPS_PER_S, 250.0), (report.GAMES, s / 4),
+                                ("time/act", s * 1e-3), ("time/train", s * 2e-3))]
+    store.append_metrics(run_id, [*rows, (39, 3.9, report.WIN_RATE, 0.9)])
+    store.run_dir(run_id).mkdir(parents=True)
+    board = {"player": [0, 3], "goal": [0, 0], "pit": [0, 1], "wall": [1, 1]}
+    (store.run_dir(run_id) / "replays.json").write_text(json.dumps(
+        [{"boards": [board, board | {"player": [0, 2]}], "actions": [2], "action_names": ["left"],
+          "rewards": [-1.0], "won": False}]))
+    store.finish(run_id, "done", summary={"win_rate": 0.9, "steps_per_second": 250.0, "train_seconds": 4.0})
+    at = page("dqn", {"run": str(run_id)})
+    assert not at.exception
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    by_title = {s["layout"]["title"]["text"]: s for s in specs}
+    assert set(by_title) == {"loss", "steps per second", "win rate (book test)", "Where the time goes"}
+    assert len(by_title["loss"]["data"]) == 2  # smoothed loss plus its faint raw line
+    assert list(by_title["Where the time goes"]["data"][0]["y"]) == ["act", "train"]
+    assert [m.value for m in at.metric] == ["90.0%", "250", "4.0 s"]
+    assert "+ - . P" in at.code[0].value

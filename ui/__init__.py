@@ -1,0 +1,1 @@
+"""Streamlit helpers shared by the pages (forms bound to the URL, the sidebar, the run view)."""

@@ -1,0 +1,120 @@
+"""One run's live view: status, progress, cancel, charts while it runs; summary, downloads, replays after."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from rlcore import charts, report
+from rlcore.gridworld import Board, render
+from rlcore.runs.store import ACTIVE, Run, Store
+from rlcore.runs.worker import cancel
+
+
+def _last(metrics: pd.DataFrame, name: str) -> float | None:
+    rows = metrics[metrics["name"] == name]
+    return float(rows["value"].iloc[-1]) if len(rows) else None
+
+
+def _progress(run: Run, metrics: pd.DataFrame) -> float:
+    if run.status not in ACTIVE:
+        return 1.0 if run.status == "done" else 0.0
+    if run.kind == "dqn":
+        return min(1.0, (_last(metrics, report.GAMES) or 0.0) / run.config["epochs"])
+    steps = metrics["step"].max() if len(metrics) else 0
+    return min(1.0, float(steps) / run.config["steps"])
+
+
+def _charts(run: Run, metrics: pd.DataFrame) -> None:
+    smoothing = st.slider("loss smoothing (EMA)", 0.0, 0.99, 0.6, key=f"smooth_{run.id}")
+    left, right = st.columns(2)
+    left.plotly_chart(charts.metric_chart(metrics, report.LOSS, smoothing=smoothing, log_y=True, title="loss"),
+                      key=f"loss_{run.id}")
+    speed = report.ENV_STEPS_PER_S if run.kind == "dqn" else report.STEPS_PER_S
+    right.plotly_chart(charts.metric_chart(metrics, speed, title="steps per second"), key=f"speed_{run.id}")
+    if run.kind == "dqn":
+        left.plotly_chart(charts.metric_chart(metrics, report.WIN_RATE, title="win rate (book test)"),
+                          key=f"win_{run.id}")
+        phases = {n[len(report.PHASE_PREFIX):]: _last(metrics, n) or 0.0
+                  for n in sorted(metrics["name"].unique()) if n.startswith(report.PHASE_PREFIX)}
+        steps = int(metrics["step"].max()) if len(metrics) else 0
+        if phases:
+            right.plotly_chart(charts.phase_chart(phases, steps), key=f"phase_{run.id}")
+    else:
+        left.plotly_chart(charts.metric_chart(metrics, report.HJB_MAX_REL_ERR_C, log_y=True,
+                                              title="max relative error of c over time"), key=f"errc_{run.id}")
+
+
+def _finished(store: Store, run: Run, metrics: pd.DataFrame) -> None:
+    summary = run.summary or {}
+    if run.kind == "dqn" and summary:
+        cols = st.columns(3)
+        cols[0].metric("win rate", f"{summary['win_rate']:.1%}")
+        cols[1].metric("env steps/s", f"{summary['steps_per_second']:.0f}")
+        cols[2].metric("training wall time", f"{summary['train_seconds']:.1f} s")
+        _replays(store, run)
+    elif summary:
+        cols = st.columns(3)
+        cols[0].metric("max rel. error of V", f"{summary['max_rel_err_V']:.3%}")
+        cols[1].metric("max rel. error of c", f"{summary['max_rel_err_c']:.3%}")
+        cols[2].metric("steps/s", f"{summary['steps_per_second']:.0f}")
+        k = summary["grid_k"]
+        left, right = st.columns(2)
+        left.plotly_chart(charts.solution_chart(k, summary["V"], summary["V_exact"], "V"), key=f"V_{run.id}")
+        right.plotly_chart(charts.solution_chart(k, summary["c"], summary["c_exact"], "c"), key=f"c_{run.id}")
+        err_v = [abs(v / e - 1) for v, e in zip(summary["V"], summary["V_exact"], strict=True)]
+        err_c = [abs(c / e - 1) for c, e in zip(summary["c"], summary["c_exact"], strict=True)]
+        st.plotly_chart(charts.error_over_k_chart(k, err_v, err_c), key=f"errk_{run.id}")
+    with st.expander("Environment card"):
+        st.json(run.environment or {})
+    st.download_button("Metrics (CSV)", metrics.to_csv(index=False), f"run{run.id}_metrics.csv", "text/csv",
+                       key=f"csv_{run.id}")
+    model = store.run_dir(run.id) / "model.keras"
+    if model.exists():
+        st.download_button("Model (.keras)", model.read_bytes(), f"run{run.id}.keras", key=f"model_{run.id}")
+
+
+def _replays(store: Store, run: Run) -> None:
+    path = store.run_dir(run.id) / "replays.json"
+    if not path.exists():
+        return
+    games = json.loads(path.read_text())
+    st.subheader("Watch the agent play")
+    game = games[st.selectbox("game", range(len(games)), format_func=lambda i: f"seed {i}", key=f"game_{run.id}")]
+    move = st.slider("move", 0, len(game["actions"]), 0, key=f"move_{run.id}")
+    board = Board(**{k: tuple(v) for k, v in game["boards"][move].items()})
+    st.code("\n".join(render(board)), language=None)
+    if move:
+        st.caption(f"move {move}: {game['action_names'][move - 1]}, reward {game['rewards'][move - 1]:+g}")
+    outcome = "won" if game["won"] else "lost"
+    st.caption(f"{outcome} in {len(game['actions'])} moves. P player, + goal, - pit, W wall.")
+
+
+def show_run(store: Store, run_id: int) -> None:
+    run = store.get_run(run_id)
+    if run is None:
+        st.warning(f"run {run_id} does not exist.")
+        return
+
+    @st.fragment(run_every=1.0 if run.status in ACTIVE else None)
+    def live() -> None:
+        current = store.get_run(run_id)
+        metrics = store.metrics(run_id)
+        st.subheader(f"Run {current.id}: {current.label or current.config.get('exec_mode', '')} — {current.status}")
+        if current.error:
+            st.error(current.error)
+        st.progress(_progress(current, metrics))
+        if current.status in ACTIVE:
+            if st.button("Cancel this run", key=f"cancel_{run_id}"):
+                cancel(store, run_id)
+                st.rerun()
+        elif run.status in ACTIVE:
+            st.rerun()  # it just ended: a full rerun stops the timer and shows the summary
+        if len(metrics):
+            _charts(current, metrics)
+
+    live()
+    if run.status not in ACTIVE:
+        _finished(store, run, store.metrics(run_id))
