@@ -19,4 +19,5 @@ st.code(
     "python -m rlcore devices                         # what TensorFlow sees on this machine",
     language="bash",
 )
-st.caption("Training pages, run history and the benchmark lab arrive in the next releases.")
+st.caption("Train and watch runs on the Gridworld DQN and HJB pages; compare them on Runs. "
+           "The benchmark lab comes next.")
