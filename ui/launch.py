@@ -1,0 +1,41 @@
+"""What the DQN and HJB pages share: open a run from ?run=ID, and launch a validated config."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from rlcore.config import ConfigError
+from rlcore.runs import worker
+from rlcore.runs.store import Store
+from ui import run_view
+
+
+def run_from_url(store: Store) -> bool:
+    """Show the run named by ?run=ID (or warn about a bad id); True when the URL named one."""
+    if "run" not in st.query_params:
+        return False
+    raw = st.query_params["run"]
+    if raw.isdigit():
+        run_view.show_run(store, int(raw))
+    else:
+        st.warning(f"run must be a run id like 3, not {raw!r}.")
+    return True
+
+
+def launch_button(store: Store, kind: str, cls: type, values: dict[str, Any], no_gpu: str | None) -> None:
+    """Label field and Launch: validate, store as queued, start its worker, open its view. Nothing on error."""
+    label = st.text_input("label", key="label", bind="query-params")
+    if not st.button("Launch", type="primary", key="launch"):
+        return
+    try:
+        if no_gpu and values["device"] == "gpu":
+            raise ConfigError(f"GPU requested but TensorFlow sees none: {no_gpu}.")
+        run_id = store.create_run(kind, cls(**values), label)
+    except ConfigError as e:
+        st.error(str(e))
+        return
+    worker.launch(store, run_id)
+    st.query_params["run"] = str(run_id)
+    st.rerun()
