@@ -2,6 +2,10 @@
 
 import streamlit as st
 
+from rlcore import views
+from rlcore.runs import worker
+from rlcore.runs.store import Store
+
 st.title("TF Training Lab")
 st.markdown(
     "Why does a TensorFlow port of a small DQN train many times slower than the PyTorch original, and why can a "
@@ -9,6 +13,14 @@ st.markdown(
     "several execution styles (naive, eager, graph, XLA), with the time of every phase, the book's win-rate test "
     "for the Gridworld DQN and the error against the exact solution for the HJB network."
 )
+if st.button("Reproduce the seed's question", type="primary", key="reproduce",
+             help="Queues the same short DQN twice, naive and graph, then opens their comparison."):
+    store = Store()
+    ids = [store.create_run("dqn", views.SEED_QUESTION | {"exec_mode": style}, label=f"seed question: {style}")
+           for style in views.SEED_QUESTION_STYLES]
+    for run_id in ids:
+        worker.launch(store, run_id)
+    st.switch_page("pages/runs.py", query_params={"runs": ",".join(map(str, ids))})
 st.subheader("From the shell")
 st.code(
     "python -m rlcore dqn --exec naive --epochs 20    # the seed's port: model.predict per move\n"

@@ -12,6 +12,10 @@ import pandas as pd
 
 from rlcore.runs.store import Run
 
+# The seed's question in small: the same short DQN in the slow port's style and compiled.
+SEED_QUESTION = {"epochs": 15, "eval_every": 0, "test_games": 200}
+SEED_QUESTION_STYLES = ("naive", "graph")
+
 
 def parse_run_ids(text: str, known: Iterable[int]) -> list[int]:
     """'3,5,8' -> [3, 5, 8], every id an existing run."""

@@ -98,3 +98,15 @@ def test_a_finished_dqn_run_shows_its_charts_summary_and_replay(store):
     assert list(by_title["Where the time goes"]["data"][0]["y"]) == ["act", "train"]
     assert [m.value for m in at.metric] == ["90.0%", "250", "4.0 s"]
     assert "+ - . P" in at.code[0].value
+
+
+def test_reproduce_the_seeds_question_queues_naive_and_graph_and_opens_their_comparison(store, launched):
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.button(key="reproduce").click().run()
+    assert not at.exception
+    runs = sorted(store.list_runs(), key=lambda r: r.id)
+    assert [r.config["exec_mode"] for r in runs] == ["naive", "graph"]
+    assert all(r.status == "queued" and r.config["epochs"] == 15 for r in runs)
+    assert launched == [r.id for r in runs]
+    assert at.title[0].value == "Runs"
+    assert at.subheader[0].value == f"Comparing runs {runs[0].id}, {runs[1].id}"
