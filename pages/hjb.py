@@ -6,7 +6,7 @@ import streamlit as st
 
 from rlcore.config import HJB_PRESETS, HJBConfig
 from rlcore.runs.store import Store
-from ui import forms, launch, sidebar
+from ui import launch, sidebar
 
 store = Store()
 card = sidebar.render(store)
@@ -18,7 +18,4 @@ st.caption("The neoclassical growth model's HJB equation solved by the seed's sm
            "exact saddle-path solution.")
 preset = st.selectbox("preset", list(HJB_PRESETS), key="preset", bind="query-params")
 defaults = {f.name: f.default for f in dataclasses.fields(HJBConfig)} | HJB_PRESETS[preset]
-forms.check_url(HJBConfig, defaults)
-no_gpu = sidebar.gpu_reason(card)
-values = forms.config_form(HJBConfig, defaults, disabled={"device": f"GPU: {no_gpu}"} if no_gpu else None)
-launch.launch_button(store, "hjb", HJBConfig, values, no_gpu)
+launch.config_and_launch(store, card, "hjb", HJBConfig, defaults)

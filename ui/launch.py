@@ -9,7 +9,7 @@ import streamlit as st
 from rlcore.config import ConfigError
 from rlcore.runs import worker
 from rlcore.runs.store import Store
-from ui import run_view
+from ui import forms, run_view, sidebar
 
 
 def run_from_url(store: Store) -> bool:
@@ -22,6 +22,16 @@ def run_from_url(store: Store) -> bool:
     else:
         st.warning(f"run must be a run id like 3, not {raw!r}.")
     return True
+
+
+def config_and_launch(store: Store, card: dict, kind: str, cls: type, defaults: dict[str, Any]) -> None:
+    """The form of a workload: URL values checked, GPU offered only where TensorFlow sees one, Launch."""
+    forms.check_url(cls, defaults)
+    no_gpu = sidebar.gpu_reason(card)
+    if no_gpu and st.query_params.get("device") == "gpu":
+        st.warning(f"device gpu is not available here ({no_gpu}); the default cpu is shown.")
+    values = forms.config_form(cls, defaults, disabled={"device": f"GPU: {no_gpu}"} if no_gpu else None)
+    launch_button(store, kind, cls, values, no_gpu)
 
 
 def launch_button(store: Store, kind: str, cls: type, values: dict[str, Any], no_gpu: str | None) -> None:
