@@ -254,7 +254,10 @@ def _run_runs(args: argparse.Namespace) -> int:
     if args.runs_command == "cancel":
         print(f"run {run.id}: {cancel(store, run.id)}")
         return 0
-    store.delete_run(run.id)
+    try:
+        store.delete_run(run.id)
+    except ValueError as e:
+        return _fail(str(e))
     print(f"deleted run {run.id}")
     return 0
 

@@ -6,7 +6,9 @@ with one sentence that the page shows as a warning.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
+from urllib.parse import urlencode
 
 import pandas as pd
 
@@ -53,9 +55,19 @@ def runs_table(runs: Iterable[Run]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def filter_runs(table: pd.DataFrame, **chosen: list[str]) -> pd.DataFrame:
-    """Keep rows whose column value is among the chosen ones; an empty choice keeps everything."""
+def filter_runs(table: pd.DataFrame, label_contains: str = "", **chosen: list[str]) -> pd.DataFrame:
+    """Keep rows whose column value is among the chosen ones (an empty choice keeps everything) and whose
+    label contains the given text, ignoring case."""
+    if label_contains.strip():
+        table = table[table["label"].str.contains(label_contains.strip(), case=False, regex=False)]
     for column, values in chosen.items():
         if values:
             table = table[table[column].isin(values)]
     return table
+
+
+def share_url(base: str | None, params: Mapping[str, Any]) -> str:
+    """The absolute link to a view: the page's address plus its query, empty values left out."""
+    query = urlencode({k: ",".join(map(str, v)) if isinstance(v, list | tuple) else str(v)
+                       for k, v in params.items() if v not in ("", None)})
+    return f"{base or ''}?{query}" if query else (base or "")

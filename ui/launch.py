@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import streamlit as st
@@ -9,7 +10,7 @@ import streamlit as st
 from rlcore.config import ConfigError
 from rlcore.runs import worker
 from rlcore.runs.store import Store
-from ui import forms, run_view, sidebar
+from ui import forms, run_view, share, sidebar
 
 
 def run_from_url(store: Store) -> bool:
@@ -24,21 +25,29 @@ def run_from_url(store: Store) -> bool:
     return True
 
 
-def config_and_launch(store: Store, card: dict, kind: str, cls: type, defaults: dict[str, Any]) -> None:
-    """The form of a workload: URL values checked, GPU offered only where TensorFlow sees one, Launch."""
+def config_and_launch(store: Store, card: dict, kind: str, cls: type, defaults: dict[str, Any],
+                      link: dict[str, str] | None = None) -> None:
+    """The form of a workload: URL values checked, GPU offered only where TensorFlow sees one, Share, Launch.
+
+    ``link`` holds page-level choices (such as the HJB preset) that the share link must carry too.
+    """
     forms.check_url(cls, defaults)
     no_gpu = sidebar.gpu_reason(card)
     if no_gpu and st.query_params.get("device") == "gpu":
         st.warning(f"device gpu is not available here ({no_gpu}); the default cpu is shown.")
     values = forms.config_form(cls, defaults, disabled={"device": f"GPU: {no_gpu}"} if no_gpu else None)
-    launch_button(store, kind, cls, values, no_gpu)
-
-
-def launch_button(store: Store, kind: str, cls: type, values: dict[str, Any], no_gpu: str | None) -> None:
-    """Label field and Launch: validate, store as queued, start its worker, open its view. Nothing on error."""
     label = st.text_input("label", key="label", bind="query-params")
-    if not st.button("Launch", type="primary", key="launch"):
-        return
+    changed = {forms.url_key(f): values[f.name] for f in dataclasses.fields(cls)
+               if values[f.name] != defaults.get(f.name, f.default)}
+    with st.container(horizontal=True):
+        clicked = st.button("Launch", type="primary", key="launch")
+        share.share_button((link or {}) | changed | {"label": label}, "this form with these settings")
+    if clicked:
+        launch(store, kind, cls, values, label, no_gpu)
+
+
+def launch(store: Store, kind: str, cls: type, values: dict[str, Any], label: str, no_gpu: str | None) -> None:
+    """Validate, store as queued, start its worker, open its view. On a bad config: one sentence, nothing written."""
     try:
         if no_gpu and values["device"] == "gpu":
             raise ConfigError(f"GPU requested but TensorFlow sees none: {no_gpu}.")

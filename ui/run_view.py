@@ -11,6 +11,7 @@ from rlcore import charts, report
 from rlcore.gridworld import Board, render
 from rlcore.runs.store import ACTIVE, Run, Store
 from rlcore.runs.worker import cancel
+from ui import share
 
 
 def _last(metrics: pd.DataFrame, name: str) -> float | None:
@@ -69,8 +70,8 @@ def _finished(store: Store, run: Run, metrics: pd.DataFrame) -> None:
         st.plotly_chart(charts.error_over_k_chart(k, err_v, err_c), key=f"errk_{run.id}")
     with st.expander("Environment card"):
         st.json(run.environment or {})
-    st.download_button("Metrics (CSV)", metrics.to_csv(index=False), f"run{run.id}_metrics.csv", "text/csv",
-                       key=f"csv_{run.id}")
+    st.download_button("Metrics (CSV)", metrics.drop(columns="rowid").to_csv(index=False),
+                       f"run{run.id}_metrics.csv", "text/csv", key=f"csv_{run.id}")
     model = store.run_dir(run.id) / "model.keras"
     if model.exists():
         st.download_button("Model (.keras)", model.read_bytes(), f"run{run.id}.keras", key=f"model_{run.id}")
@@ -83,13 +84,30 @@ def _replays(store: Store, run: Run) -> None:
     games = json.loads(path.read_text())
     st.subheader("Watch the agent play")
     game = games[st.selectbox("game", range(len(games)), format_func=lambda i: f"seed {i}", key=f"game_{run.id}")]
-    move = st.slider("move", 0, len(game["actions"]), 0, key=f"move_{run.id}")
-    board = Board(**{k: tuple(v) for k, v in game["boards"][move].items()})
-    st.code("\n".join(render(board)), language=None)
-    if move:
-        st.caption(f"move {move}: {game['action_names'][move - 1]}, reward {game['rewards'][move - 1]:+g}")
     outcome = "won" if game["won"] else "lost"
-    st.caption(f"{outcome} in {len(game['actions'])} moves. P player, + goal, - pit, W wall.")
+    captions = ["start"] + [f"move {i + 1}: {name}, reward {reward:+g}" for i, (name, reward)
+                            in enumerate(zip(game["action_names"], game["rewards"], strict=True))]
+    captions[-1] += f" — {outcome}"
+    left, right = st.columns([1, 1])
+    left.plotly_chart(charts.board_chart(game["boards"], captions), key=f"board_{run.id}", width="content")
+    right.caption(f"The trained agent {outcome} this seeded game in {len(game['actions'])} moves. Press Play, or drag "
+                  "the slider to step through it. P player, + goal, − pit, W wall.")
+    right.code("\n".join(render(Board(**{k: tuple(v) for k, v in game["boards"][0].items()}))), language=None)
+    right.caption("The start as the book prints it.")
+
+
+def live_metrics(store: Store, run_id: int) -> pd.DataFrame:
+    """The run's metrics so far; each call reads only the rows appended since the previous one (per session)."""
+    key = f"_metrics_{run_id}"
+    seen = st.session_state.get(key)
+    last = int(seen["rowid"].iloc[-1]) if seen is not None and len(seen) else 0
+    new = store.metrics_after(run_id, last)
+    if seen is None or seen.empty:
+        seen = new
+    elif not new.empty:
+        seen = pd.concat([seen, new], ignore_index=True)
+    st.session_state[key] = seen
+    return seen
 
 
 def show_run(store: Store, run_id: int) -> None:
@@ -101,8 +119,11 @@ def show_run(store: Store, run_id: int) -> None:
     @st.fragment(run_every=1.0 if run.status in ACTIVE else None)
     def live() -> None:
         current = store.get_run(run_id)
-        metrics = store.metrics(run_id)
-        st.subheader(f"Run {current.id}: {current.label or current.config.get('exec_mode', '')} — {current.status}")
+        metrics = live_metrics(store, run_id)
+        with st.container(horizontal=True, vertical_alignment="center"):
+            st.subheader(f"Run {current.id}: {current.label or current.config.get('exec_mode', '')} — "
+                         f"{current.status}", width="content")
+            share.share_button({"run": run_id}, f"run {run_id}")
         if current.error:
             st.error(current.error)
         st.progress(_progress(current, metrics))
@@ -114,7 +135,9 @@ def show_run(store: Store, run_id: int) -> None:
             st.rerun()  # it just ended: a full rerun stops the timer and shows the summary
         if len(metrics):
             _charts(current, metrics)
+        elif current.status in ACTIVE:
+            st.caption("Waiting for the worker's first numbers (TensorFlow starts in a few seconds)…")
 
     live()
     if run.status not in ACTIVE:
-        _finished(store, run, store.metrics(run_id))
+        _finished(store, run, live_metrics(store, run_id))

@@ -56,6 +56,11 @@ MIGRATIONS = [
     CREATE INDEX metrics_by_run ON metrics(run_id, name, step);
     CREATE INDEX runs_by_status ON runs(status, id);
     """,
+    # A live view asks for rows after the last one it has; an index on run_id alone ends in rowid, so that is a
+    # range scan instead of a walk over the run's whole history.
+    """
+    CREATE INDEX metrics_by_run_rowid ON metrics(run_id);
+    """,
 ]
 
 
@@ -233,9 +238,11 @@ class Store:
                                "status IN ('queued', 'running')", (WORKER_DIED, now, run_id))
 
     def delete_run(self, run_id: int) -> bool:
-        """Delete the row, its metrics and its artifacts together."""
+        """Delete the row, its metrics and its artifacts together; a live run must be cancelled first."""
         with self._connect() as db:
-            cur = db.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+            cur = db.execute("DELETE FROM runs WHERE id = ? AND status NOT IN ('queued', 'running')", (run_id,))
+            if cur.rowcount == 0 and self.get_run(run_id) is not None:
+                raise ValueError(f"run {run_id} is still queued or running; cancel it first.")
         shutil.rmtree(self.run_dir(run_id), ignore_errors=True)
         return cur.rowcount == 1
 
@@ -261,6 +268,13 @@ class Store:
             return pd.read_sql_query(
                 f"SELECT run_id, step, wall, name, value FROM metrics WHERE run_id IN ({marks}) "
                 "ORDER BY run_id, rowid", db, params=ids)
+
+    def metrics_after(self, run_id: int, after_rowid: int = 0) -> pd.DataFrame:
+        """Rows of one run appended after ``after_rowid`` (with their ``rowid``), so a live view reads only new ones."""
+        with self._connect() as db:
+            return pd.read_sql_query(
+                "SELECT rowid, run_id, step, wall, name, value FROM metrics WHERE run_id = ? AND rowid > ? "
+                "ORDER BY rowid", db, params=(run_id, after_rowid))
 
     def run_dir(self, run_id: int) -> Path:
         return self.home / "runs" / str(run_id)

@@ -22,7 +22,7 @@ def runs_page(query: dict[str, str] | None = None) -> AppTest:
     for key, value in (query or {}).items():
         at.query_params[key] = value
     at.run()
-    return at.switch_page("pages/runs.py").run()
+    return at.switch_page("app_pages/runs.py").run()
 
 
 def seed_runs(store: Store) -> list[int]:
@@ -59,3 +59,25 @@ def test_a_bad_link_warns_in_one_sentence_and_compares_nothing(store, value, war
     assert not at.exception
     assert at.warning[0].value.startswith(warning)
     assert not at.get("plotly_chart")
+
+
+def test_label_filter_keeps_matching_runs(store):
+    seed_runs(store)
+    at = runs_page()
+    at.text_input(key="filter_label").input("GRA").run()
+    assert not at.exception
+    assert list(at.dataframe[0].value["label"]) == ["graph"]
+
+
+def test_delete_asks_first_then_removes_the_runs_and_leaves_live_ones(store):
+    ids = seed_runs(store)
+    live = store.create_run("dqn", {"exec_mode": "eager"}, label="live")  # queued: must be cancelled first
+    at = runs_page({"runs": f"{ids[0]},{live}"})
+    at.button(key="delete").click().run()
+    assert not at.exception
+    assert store.get_run(ids[0]) is not None  # nothing is deleted before the confirmation
+    at.button(key="confirm_delete_yes").click().run()
+    assert not at.exception
+    assert store.get_run(ids[0]) is None and store.get_run(live) is not None
+    assert at.warning[0].value == f"run {live} is still queued or running; cancel it first."
+    assert sorted(r.id for r in store.list_runs()) == [*ids[1:], live]

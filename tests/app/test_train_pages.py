@@ -34,7 +34,7 @@ def page(name: str, query: dict[str, str] | None = None) -> AppTest:
     for key, value in (query or {}).items():
         at.query_params[key] = value
     at.run()
-    return at.switch_page(f"pages/{name}.py").run()
+    return at.switch_page(f"app_pages/{name}.py").run()
 
 
 @pytest.mark.parametrize("name", ["dqn", "hjb"])
@@ -93,11 +93,14 @@ def test_a_finished_dqn_run_shows_its_charts_summary_and_replay(store):
     assert not at.exception
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     by_title = {s["layout"]["title"]["text"]: s for s in specs}
-    assert set(by_title) == {"loss", "steps per second", "win rate (book test)", "Where the time goes"}
+    assert set(by_title) == {"loss", "steps per second", "win rate (book test)", "Where the time goes", "start"}
+    assert len(by_title["start"]["frames"]) == 2  # the replay: one frame per board
     assert len(by_title["loss"]["data"]) == 2  # smoothed loss plus its faint raw line
     assert list(by_title["Where the time goes"]["data"][0]["y"]) == ["act", "train"]
     assert [m.value for m in at.metric] == ["90.0%", "250", "4.0 s"]
-    assert "+ - . P" in at.code[0].value
+    codes = [c.value for c in at.code]
+    assert f"?run={run_id}" in codes  # the Share popover's link (AppTest has no page address)
+    assert any("+ - . P" in c for c in codes)  # the start as the book prints it
 
 
 def test_reproduce_the_seeds_question_queues_naive_and_graph_and_opens_their_comparison(store, launched):
@@ -110,3 +113,9 @@ def test_reproduce_the_seeds_question_queues_naive_and_graph_and_opens_their_com
     assert launched == [r.id for r in runs]
     assert at.title[0].value == "Runs"
     assert at.subheader[0].value == f"Comparing runs {runs[0].id}, {runs[1].id}"
+
+
+def test_the_share_link_of_a_form_carries_only_the_changed_settings(store):
+    at = page("hjb", {"preset": "accurate", "steps": "5000"})
+    assert not at.exception
+    assert at.code[0].value == "?preset=accurate&steps=5000"

@@ -44,3 +44,16 @@ def test_phase_and_hjb_charts():
     k = np.linspace(0.1, 10, 5)
     assert len(charts.solution_chart(k, k, k, "V").data) == 2
     assert charts.error_over_k_chart(k, k, k).layout.yaxis.type == "log"
+
+
+def test_board_chart_has_one_frame_per_board_with_the_player_drawn_last():
+    boards = [{"player": (0, 3), "goal": (0, 0), "pit": (0, 1), "wall": (1, 1)},
+              {"player": (0, 2), "goal": (0, 0), "pit": (0, 1), "wall": (1, 1)}]
+    fig = charts.board_chart(boards, ["start", "move 1: left, reward -1"])
+    assert [f.name for f in fig.frames] == ["0", "1"]
+    player = fig.frames[1].data[-1]
+    assert (player.name, player.x, player.y) == ("player", (2,), (0,))  # column on x, row on y (row 0 at top)
+    assert fig.layout.yaxis.range == (3.5, -0.5)
+    assert [s.label for s in fig.layout.sliders[0].steps] == ["0", "1"]
+    with pytest.raises(ValueError, match="one caption per board"):
+        charts.board_chart(boards, ["start"])

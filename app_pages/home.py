@@ -1,10 +1,11 @@
-"""Home: what the lab answers, and how to ask it from the shell until the training pages land."""
+"""Home: what the lab answers, a one-click reproduction of the seed's question, recent runs, the shell."""
 
 import streamlit as st
 
 from rlcore import views
 from rlcore.runs import worker
 from rlcore.runs.store import Store
+from ui import tables
 
 st.title("TF Training Lab")
 st.markdown(
@@ -20,7 +21,13 @@ if st.button("Reproduce the seed's question", type="primary", key="reproduce",
            for style in views.SEED_QUESTION_STYLES]
     for run_id in ids:
         worker.launch(store, run_id)
-    st.switch_page("pages/runs.py", query_params={"runs": ",".join(map(str, ids))})
+    st.switch_page("app_pages/runs.py", query_params={"runs": ",".join(map(str, ids))})
+recent = views.runs_table(Store().list_runs()).head(5)
+if len(recent):
+    st.subheader("Recent runs")
+    st.dataframe(recent[["id", "kind", "status", "style", "label", "steps/s", "win rate / err c"]], hide_index=True,
+                 column_config=tables.RUN_COLUMNS)
+    st.page_link("app_pages/runs.py", label="All runs and comparisons", icon=":material/table_rows:")
 st.subheader("From the shell")
 st.code(
     "python -m rlcore dqn --exec naive --epochs 20    # the seed's port: model.predict per move\n"
@@ -31,5 +38,4 @@ st.code(
     "python -m rlcore devices                         # what TensorFlow sees on this machine",
     language="bash",
 )
-st.caption("Train and watch runs on the Gridworld DQN and HJB pages; compare them on Runs. "
-           "The benchmark lab comes next.")
+st.caption("Train and watch runs on the Gridworld DQN and HJB pages; compare, share and delete them on Runs.")

@@ -9,7 +9,7 @@ from rlcore.runs.store import Store
 from ui import launch, sidebar
 
 store = Store()
-card = sidebar.render(store)
+card = sidebar.device_card()
 st.title("HJB solver")
 if launch.run_from_url(store):
     st.stop()
@@ -18,4 +18,4 @@ st.caption("The neoclassical growth model's HJB equation solved by the seed's sm
            "exact saddle-path solution.")
 preset = st.selectbox("preset", list(HJB_PRESETS), key="preset", bind="query-params")
 defaults = {f.name: f.default for f in dataclasses.fields(HJBConfig)} | HJB_PRESETS[preset]
-launch.config_and_launch(store, card, "hjb", HJBConfig, defaults)
+launch.config_and_launch(store, card, "hjb", HJBConfig, defaults, link={"preset": preset} if preset != "seed" else {})

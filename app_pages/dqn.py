@@ -9,7 +9,7 @@ from rlcore.runs.store import Store
 from ui import launch, sidebar
 
 store = Store()
-card = sidebar.render(store)
+card = sidebar.device_card()
 st.title("Gridworld DQN")
 if launch.run_from_url(store):
     st.stop()
