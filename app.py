@@ -5,7 +5,7 @@ from pathlib import Path
 import streamlit as st
 
 from rlcore.runs.store import Store
-from ui import sidebar
+from ui import forms, sidebar
 
 # A local file: a Material or emoji tab icon is fetched from a CDN, which offline machines cannot reach.
 ICON = Path(__file__).parent / "assets" / "icon.png"
@@ -19,9 +19,11 @@ def run() -> None:
         st.Page("app_pages/home.py", title="Home", icon=":material/home:", default=True),
         st.Page("app_pages/dqn.py", title="Gridworld DQN", icon=":material/grid_view:", url_path="dqn"),
         st.Page("app_pages/hjb.py", title="HJB solver", icon=":material/show_chart:", url_path="hjb"),
+        st.Page("app_pages/bench.py", title="Benchmark lab", icon=":material/speed:", url_path="bench"),
         st.Page("app_pages/runs.py", title="Runs", icon=":material/table_rows:", url_path="runs"),
     ]
     page = st.navigation(pages)
+    forms.forget_other_pages(page.url_path)
     sidebar.render(Store())
     page.run()
 

@@ -124,3 +124,42 @@ def board_chart(boards: list[Mapping[str, tuple[int, int]]], captions: list[str]
                             for i in range(len(boards))]}],
     )
     return fig
+
+
+def bench_bar_chart(cells: list[Mapping], title: str = "Speed of each pattern") -> go.Figure:
+    """Steps per second of each pattern (log axis), one bar group per device, the speedup over the slowest
+    bar written on each bar. Pass the cells of one batch size and width."""
+    if not cells:
+        raise ValueError("a bar chart needs at least one measured cell.")
+    slowest = min(c["steps_per_second"] for c in cells)
+    fig = go.Figure()
+    for device in dict.fromkeys(c["device"] for c in cells):
+        mine = [c for c in cells if c["device"] == device]
+        fig.add_trace(go.Bar(
+            x=[c["pattern"] for c in mine], y=[c["steps_per_second"] for c in mine], name=device,
+            text=[f"{c['steps_per_second'] / slowest:,.1f}x" for c in mine], textposition="outside",
+            error_y={"type": "data", "array": [c.get("iqr") or 0 for c in mine], "visible": True},
+            hovertemplate="%{x}: %{y:,.1f} steps/s<extra>" + device + "</extra>"))
+    fig.update_layout(title=title, yaxis_type="log", yaxis_title="steps (calls × steps per call) per second",
+                      barmode="group", margin={"t": 40, "b": 40, "l": 60, "r": 10}, legend={"orientation": "h"})
+    return fig
+
+
+def crossover_chart(cells: list[Mapping], crossovers: Mapping[str, int | None] | None = None,
+                    title: str = "Samples per second against batch size") -> go.Figure:
+    """Samples/s (batch × steps/s) against batch, one line per device × pattern, log-log; where the GPU
+    overtakes the CPU for a pattern, a dashed vertical line marks the batch."""
+    fig = go.Figure()
+    keys = dict.fromkeys((c["device"], c["pattern"]) for c in cells)
+    for device, name in keys:
+        mine = sorted((c for c in cells if (c["device"], c["pattern"]) == (device, name)), key=lambda c: c["batch"])
+        fig.add_trace(go.Scatter(x=[c["batch"] for c in mine], y=[c["samples_per_second"] for c in mine],
+                                 mode="lines+markers", name=f"{name} on {device}",
+                                 line={"dash": "solid" if device == "cpu" else "dot"}))
+    for name, batch in (crossovers or {}).items():
+        if batch is not None:
+            fig.add_vline(x=batch, line_dash="dash", line_color="#888", annotation_text=f"{name}: GPU from {batch:,}")
+    fig.update_layout(title=title, xaxis_type="log", yaxis_type="log", xaxis_title="batch size",
+                      yaxis_title="samples per second", margin={"t": 40, "b": 40, "l": 60, "r": 10},
+                      legend={"orientation": "h"})
+    return fig

@@ -1,4 +1,4 @@
-"""Command line: ``python -m rlcore dqn | hjb | runs | worker | devices``.
+"""Command line: ``python -m rlcore dqn | hjb | bench | runs | worker | devices``.
 
 Arguments are validated by ``rlcore.config`` before TensorFlow is imported, so a bad value
 costs nothing and prints one sentence (exit 2). The device is pinned before the import too.
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from rlcore import report
-from rlcore.config import HJB_PRESETS, ConfigError, DQNConfig, HJBConfig, hjb_preset
+from rlcore.config import HJB_PRESETS, BenchConfig, ConfigError, DQNConfig, HJBConfig, hjb_preset
 from rlcore.execution import DeviceError, pin_device
 
 EXIT_BAD_INPUT = 2
@@ -114,6 +114,18 @@ def build_parser() -> argparse.ArgumentParser:
     hjb.add_argument("--quiet", action="store_true", help="no progress bar (default: off)")
     _add_detach_flags(hjb)
 
+    bench = sub.add_parser(
+        "bench", help="time TensorFlow patterns (predict vs tf.function, eager vs graph vs XLA) per batch and device",
+        description="The benchmark lab: time each pattern of a workload over batch sizes, widths and devices. "
+                    "The first call (trace/compile) is timed apart; then --repeats runs of at least --min-seconds "
+                    "each give the median and interquartile range. Each device runs in its own process.",
+    )
+    _add_config_flags(bench, BenchConfig)
+    bench.add_argument("--json", metavar="FILE", help="write the cells and the environment as JSON here")
+    bench.add_argument("--quiet", action="store_true", help="no progress bar (default: off)")
+    bench.add_argument("--cells-jsonl", action="store_true", help=argparse.SUPPRESS)  # a device's child process
+    _add_detach_flags(bench)
+
     runs = sub.add_parser("runs", help="list, show, export, cancel or delete stored runs ($RLCORE_HOME)")
     runs_sub = runs.add_subparsers(dest="runs_command", required=True, parser_class=_Parser)
     runs_list = runs_sub.add_parser("list", help="every run, newest first")
@@ -205,6 +217,48 @@ def _run_hjb(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_bench(args: argparse.Namespace) -> int:
+    try:
+        cfg = _config_from_args(BenchConfig, args)
+    except ConfigError as e:
+        return _fail(str(e))
+    if args.cells_jsonl:
+        return _bench_device_cells(cfg)
+    if args.detach:
+        return _detach("bench", cfg, args.label)
+    from rlcore import bench
+
+    try:
+        summary = bench.run(cfg, TqdmReporter(enabled=not args.quiet))
+    except RuntimeError as e:
+        return _fail(str(e))
+    if args.json:
+        Path(args.json).write_text(json.dumps(summary, indent=2))
+    print(bench.cells_table(summary["cells"]).to_string(index=False))
+    return 0
+
+
+def _bench_device_cells(cfg: BenchConfig) -> int:
+    """The child of one device: measure its cells here and print each as one JSON line."""
+    (device,) = cfg.device_list
+    pin_device(device)
+    from rlcore import bench
+    from rlcore.environment import environment_card
+    from rlcore.execution import check_device
+
+    try:
+        placement = check_device(device)
+    except DeviceError as e:
+        return _fail(str(e))
+    import tensorflow as tf
+
+    print(json.dumps({"environment": environment_card()}), flush=True)
+    with tf.device(placement):
+        for result in bench.run_device_cells(cfg, device):
+            print(json.dumps(result), flush=True)
+    return 0
+
+
 def _run_devices(args: argparse.Namespace) -> int:
     pin_device("gpu")  # look at everything TensorFlow can see
     from rlcore.environment import environment_card
@@ -279,5 +333,6 @@ def _fail(message: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    commands = {"dqn": _run_dqn, "hjb": _run_hjb, "devices": _run_devices, "runs": _run_runs, "worker": _run_worker}
+    commands = {"dqn": _run_dqn, "hjb": _run_hjb, "bench": _run_bench, "devices": _run_devices, "runs": _run_runs,
+                "worker": _run_worker}
     return commands[args.command](args)

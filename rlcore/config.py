@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -38,6 +39,10 @@ def param(
 def _check_field(f: dataclasses.Field, value: Any) -> None:
     meta = f.metadata
     label = meta.get("flag") or f.name
+    if f.type in ("str", str) and meta.get("choices") is None:
+        if not isinstance(value, str):
+            raise ConfigError(f"{label} must be text, not {value!r}.")
+        return  # free text (such as a comma-separated list) is checked by its config's __post_init__
     if meta.get("choices") is not None:
         if value not in meta["choices"]:
             raise ConfigError(f"{label} must be one of {', '.join(meta['choices'])}, not {value!r}.")
@@ -197,6 +202,82 @@ def hjb_preset(name: str, **overrides: Any) -> HJBConfig:
     if name not in HJB_PRESETS:
         raise ConfigError(f"preset must be one of {', '.join(HJB_PRESETS)}, not {name!r}.")
     return from_dict(HJBConfig, HJB_PRESETS[name] | overrides)
+
+
+# ---------------------------------------------------------------- the benchmark lab
+
+BENCH_PATTERNS: dict[str, tuple[str, ...]] = {
+    "dqn-act": ("predict", "eager", "tf-function", "xla"),
+    "dqn-train": ("naive", "eager", "graph", "xla"),
+    "hjb-step": ("eager", "graph", "xla", "graph-kN", "xla-kN"),  # kN: N steps per call, e.g. graph-k100
+}
+BENCH_DEFAULTS: dict[str, dict[str, str]] = {
+    "dqn-act": {"patterns": "predict,eager,tf-function,xla", "batch": "1", "width": "150"},
+    "dqn-train": {"patterns": "naive,eager,graph,xla", "batch": "200", "width": "150"},
+    "hjb-step": {"patterns": "eager,graph,xla,graph-k100,xla-k100", "batch": "100", "width": "8"},
+}
+_K_STEPS = re.compile(r"^(graph|xla)-k([1-9][0-9]{0,6})$")
+
+
+def _int_list(label: str, text: str, hi: int) -> tuple[int, ...]:
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if not parts or not all(p.isdigit() and 1 <= int(p) <= hi for p in parts):
+        raise ConfigError(f"{label} must be whole numbers from 1 to {hi:,} separated by commas, like 1,100,10000, "
+                          f"not {text!r}.")
+    return tuple(dict.fromkeys(int(p) for p in parts))
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """A benchmark: patterns of one workload, timed over batch sizes, widths and devices."""
+
+    workload: str = param("dqn-act", "What one call does: dqn-act (pick actions), dqn-train (one DQN training "
+                          "step) or hjb-step (one HJB training step).", choices=tuple(BENCH_PATTERNS))
+    patterns: str = param("", "Comma-separated patterns; empty = all of the workload's. dqn-act: predict, eager, "
+                          "tf-function, xla; dqn-train: naive, eager, graph, xla; hjb-step: eager, graph, xla, "
+                          "graph-kN, xla-kN (N steps per call).")
+    batch: str = param("", "Comma-separated batch sizes, e.g. 1,100,10000; empty = the workload's (1 for "
+                       "dqn-act, 200 for dqn-train, 100 for hjb-step).")
+    width: str = param("", "Comma-separated hidden widths; empty = the workload's (150 for DQN, 8 for HJB).",
+                       advanced=True)
+    device: str = param("cpu", "cpu, gpu or cpu,gpu: each device is measured in its own process.")
+    repeats: int = param(5, "Timed repeats per cell; the median is reported with the interquartile range.",
+                         lo=1, hi=1000)
+    min_seconds: float = param(1.0, "Minimum length of each timed repeat, in seconds.", lo=0.01, hi=3600,
+                               advanced=True)
+    seed: int = param(0, "Seed of the networks and the input data.", lo=0, hi=2**31 - 1, advanced=True)
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        for name in self.pattern_list:
+            if name not in BENCH_PATTERNS[self.workload] and not (self.workload == "hjb-step" and _K_STEPS.match(name)):
+                raise ConfigError(f"patterns must be among {', '.join(BENCH_PATTERNS[self.workload])} for "
+                                  f"{self.workload}, not {name!r}.")
+        if not self.pattern_list:
+            raise ConfigError(f"patterns must name at least one of {', '.join(BENCH_PATTERNS[self.workload])}.")
+        _ = self.batch_list, self.width_list
+        devices = self.device_list
+        if not devices or any(d not in DEVICES for d in devices):
+            raise ConfigError(f"device must be cpu, gpu or cpu,gpu, not {self.device!r}.")
+
+    def _or_default(self, name: str) -> str:
+        return getattr(self, name).strip() or BENCH_DEFAULTS[self.workload][name]
+
+    @property
+    def pattern_list(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(p.strip() for p in self._or_default("patterns").split(",") if p.strip()))
+
+    @property
+    def batch_list(self) -> tuple[int, ...]:
+        return _int_list("batch", self._or_default("batch"), 1_000_000)
+
+    @property
+    def width_list(self) -> tuple[int, ...]:
+        return _int_list("width", self._or_default("width"), 4096)
+
+    @property
+    def device_list(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(d.strip() for d in self.device.split(",") if d.strip()))
 
 
 Config = TypeVar("Config")

@@ -165,6 +165,12 @@ class Agent:
             return int(np.argmax(self.online.predict(state[None], verbose=0)[0]))
         return int(self._greedy(tf.constant(state[None])).numpy()[0])
 
+    def greedy_actions(self, states: np.ndarray) -> np.ndarray:
+        """Greedy actions for a (B, 64) batch of states, called the way this style calls its network."""
+        if self.mode is ExecMode.NAIVE:
+            return np.argmax(self.online.predict(states, verbose=0), axis=1)
+        return self._greedy(tf.constant(states)).numpy()
+
     def train(self, batch: Batch) -> tf.Tensor:
         """One gradient step on a batch; returns the loss tensor (fetched only when reported)."""
         if self.mode is ExecMode.NAIVE:

@@ -42,7 +42,8 @@ def _headline(run: Run) -> float | None:
 def runs_table(runs: Iterable[Run]) -> pd.DataFrame:
     """One row per run with what a user filters and compares on."""
     rows = [{
-        "id": r.id, "kind": r.kind, "status": r.status, "style": r.config.get("exec_mode", ""),
+        "id": r.id, "kind": r.kind, "status": r.status,
+        "style": r.config.get("exec_mode") or r.config.get("workload", ""),  # a bench's "style" is its workload
         "device": r.config.get("device", ""), "label": r.label,
         "created": pd.Timestamp(r.created, unit="s").floor("s"),
         "steps/s": (r.summary or {}).get("steps_per_second"),

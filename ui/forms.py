@@ -7,11 +7,32 @@ from typing import Any
 
 import streamlit as st
 
-from rlcore.config import ConfigError, from_dict
+from rlcore.config import BenchConfig, ConfigError, DQNConfig, HJBConfig, from_dict
 
 
 def url_key(f: dataclasses.Field) -> str:
     return f.metadata.get("flag") or f.name
+
+
+# Page-level widgets whose keys (URL names) more than one page uses.
+SHARED_KEYS = ("label", "preset", "workload", "refresh")
+
+
+def forget_other_pages(page: str) -> None:
+    """On arriving at another page, drop the form widgets' state of the page left behind.
+
+    Form keys are URL names, and pages share some (batch, exec, device) with different types and choices;
+    Streamlit keeps a URL-bound widget's state across a page switch, so DQN's exec=naive would reach the
+    HJB form, where naive is not a choice. The new page's values then come from its own URL or defaults.
+    """
+    if st.session_state.get("_form_page") == page:
+        return
+    st.session_state["_form_page"] = page
+    for cls in (DQNConfig, HJBConfig, BenchConfig):
+        for f in dataclasses.fields(cls):
+            st.session_state.pop(url_key(f), None)
+    for key in SHARED_KEYS:
+        st.session_state.pop(key, None)
 
 
 def check_url(cls: type, defaults: dict[str, Any]) -> None:
@@ -26,15 +47,30 @@ def check_url(cls: type, defaults: dict[str, Any]) -> None:
             st.warning(f"{e} The link's value was ignored; the default is shown.")
 
 
-def config_form(cls: type, defaults: dict[str, Any], *, disabled: dict[str, str] | None = None) -> dict[str, Any]:
-    """One widget per field (less common ones in an expander); returns the chosen values by field name."""
+def reset_fields(cls: type, names: tuple[str, ...] | None = None) -> None:
+    """A callback for a choice that changes the defaults (preset, workload): forget what the user typed in
+    the named fields (all by default), in the session and in the URL, so the new defaults show."""
+    for f in dataclasses.fields(cls):
+        if names is None or f.name in names:
+            st.session_state.pop(url_key(f), None)
+            st.query_params.pop(url_key(f), None)
+
+
+def config_form(cls: type, defaults: dict[str, Any], *, disabled: dict[str, str] | None = None,
+                fixed: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One widget per field (less common ones in an expander); returns the chosen values by field name.
+
+    ``fixed`` fields get no widget (the page chose them elsewhere, such as the bench's workload).
+    """
     disabled = disabled or {}
-    values: dict[str, Any] = {}
+    values: dict[str, Any] = dict(fixed or {})
     main = st.columns(3)
     more = st.expander("More settings").columns(3)
     n_main = n_more = 0
     for f in dataclasses.fields(cls):
         meta, default = f.metadata, defaults.get(f.name, f.default)
+        if f.name in values:
+            continue
         if meta.get("advanced"):
             box, n_more = more[n_more % 3], n_more + 1
         else:
@@ -44,6 +80,8 @@ def config_form(cls: type, defaults: dict[str, Any], *, disabled: dict[str, str]
         if meta.get("choices"):
             options = list(meta["choices"])
             values[f.name] = box.selectbox(label, options, index=options.index(default), **common)
+        elif str(f.type) == "str":
+            values[f.name] = box.text_input(label, value=str(default), **common)
         elif str(f.type) == "int":
             values[f.name] = int(box.number_input(label, value=int(default), step=1, min_value=_bound(meta["lo"], int),
                                                   max_value=_bound(meta["hi"], int), **common))

@@ -25,17 +25,25 @@ def run_from_url(store: Store) -> bool:
     return True
 
 
+def _wants_gpu(device: Any) -> bool:
+    return "gpu" in str(device or "").split(",")
+
+
 def config_and_launch(store: Store, card: dict, kind: str, cls: type, defaults: dict[str, Any],
                       link: dict[str, str] | None = None) -> None:
     """The form of a workload: URL values checked, GPU offered only where TensorFlow sees one, Share, Launch.
 
-    ``link`` holds page-level choices (such as the HJB preset) that the share link must carry too.
+    ``link`` holds page-level choices (the HJB preset, the bench workload) that the share link must carry
+    too; those that are config fields get no widget of their own in the form.
     """
     forms.check_url(cls, defaults)
     no_gpu = sidebar.gpu_reason(card)
-    if no_gpu and st.query_params.get("device") == "gpu":
+    if no_gpu and _wants_gpu(st.query_params.get("device")):
         st.warning(f"device gpu is not available here ({no_gpu}); the default cpu is shown.")
-    values = forms.config_form(cls, defaults, disabled={"device": f"GPU: {no_gpu}"} if no_gpu else None)
+        st.query_params.pop("device")
+    fields = {f.name for f in dataclasses.fields(cls)}
+    values = forms.config_form(cls, defaults, disabled={"device": f"GPU: {no_gpu}"} if no_gpu else None,
+                               fixed={k: v for k, v in (link or {}).items() if k in fields})
     label = st.text_input("label", key="label", bind="query-params")
     changed = {forms.url_key(f): values[f.name] for f in dataclasses.fields(cls)
                if values[f.name] != defaults.get(f.name, f.default)}
@@ -49,7 +57,7 @@ def config_and_launch(store: Store, card: dict, kind: str, cls: type, defaults: 
 def launch(store: Store, kind: str, cls: type, values: dict[str, Any], label: str, no_gpu: str | None) -> None:
     """Validate, store as queued, start its worker, open its view. On a bad config: one sentence, nothing written."""
     try:
-        if no_gpu and values["device"] == "gpu":
+        if no_gpu and _wants_gpu(values["device"]):
             raise ConfigError(f"GPU requested but TensorFlow sees none: {no_gpu}.")
         run_id = store.create_run(kind, cls(**values), label)
     except ConfigError as e:

@@ -11,7 +11,7 @@ from rlcore import charts, report
 from rlcore.gridworld import Board, render
 from rlcore.runs.store import ACTIVE, Run, Store
 from rlcore.runs.worker import cancel
-from ui import share
+from ui import bench_view, share
 
 
 def _last(metrics: pd.DataFrame, name: str) -> float | None:
@@ -24,6 +24,8 @@ def _progress(run: Run, metrics: pd.DataFrame) -> float:
         return 1.0 if run.status == "done" else 0.0
     if run.kind == "dqn":
         return min(1.0, (_last(metrics, report.GAMES) or 0.0) / run.config["epochs"])
+    if run.kind == "bench":
+        return bench_view.progress(run, metrics)
     steps = metrics["step"].max() if len(metrics) else 0
     return min(1.0, float(steps) / run.config["steps"])
 
@@ -56,7 +58,7 @@ def _finished(store: Store, run: Run, metrics: pd.DataFrame) -> None:
         cols[1].metric("env steps/s", f"{summary['steps_per_second']:.0f}")
         cols[2].metric("training wall time", f"{summary['train_seconds']:.1f} s")
         _replays(store, run)
-    elif summary:
+    elif run.kind == "hjb" and summary:
         cols = st.columns(3)
         cols[0].metric("max rel. error of V", f"{summary['max_rel_err_V']:.3%}")
         cols[1].metric("max rel. error of c", f"{summary['max_rel_err_c']:.3%}")
@@ -96,6 +98,9 @@ def _replays(store: Store, run: Run) -> None:
     right.caption("The start as the book prints it.")
 
 
+REFRESH_SECONDS = {"1 s": 1.0, "5 s": 5.0, "paused": None}
+
+
 def live_metrics(store: Store, run_id: int) -> pd.DataFrame:
     """The run's metrics so far; each call reads only the rows appended since the previous one (per session)."""
     key = f"_metrics_{run_id}"
@@ -116,7 +121,15 @@ def show_run(store: Store, run_id: int) -> None:
         st.warning(f"run {run_id} does not exist.")
         return
 
-    @st.fragment(run_every=1.0 if run.status in ACTIVE else None)
+    every = None
+    if run.status in ACTIVE:
+        # Watching is not free on a small machine (the browser redraws every chart each tick; see the README),
+        # so the refresh period is the user's choice.
+        refresh = st.radio("live refresh", list(REFRESH_SECONDS), horizontal=True, key="refresh",
+                           bind="query-params", help="How often the charts below redraw while the run lives.")
+        every = REFRESH_SECONDS[refresh]
+
+    @st.fragment(run_every=every)
     def live() -> None:
         current = store.get_run(run_id)
         metrics = live_metrics(store, run_id)
@@ -133,7 +146,9 @@ def show_run(store: Store, run_id: int) -> None:
                 st.rerun()
         elif run.status in ACTIVE:
             st.rerun()  # it just ended: a full rerun stops the timer and shows the summary
-        if len(metrics):
+        if current.kind == "bench":
+            bench_view.show(current, bench_view.cells_so_far(current, metrics))
+        elif len(metrics):
             _charts(current, metrics)
         elif current.status in ACTIVE:
             st.caption("Waiting for the worker's first numbers (TensorFlow starts in a few seconds)…")

@@ -19,9 +19,9 @@ from typing import Any
 
 import pandas as pd
 
-from rlcore.config import ConfigError, DQNConfig, HJBConfig, from_dict
+from rlcore.config import BenchConfig, ConfigError, DQNConfig, HJBConfig, from_dict
 
-KINDS: dict[str, type] = {"dqn": DQNConfig, "hjb": HJBConfig}
+KINDS: dict[str, type] = {"dqn": DQNConfig, "hjb": HJBConfig, "bench": BenchConfig}
 STATUSES = ("queued", "running", "done", "failed", "cancelled", "diverged")
 ACTIVE = ("queued", "running")
 WORKER_DIED = "worker died"

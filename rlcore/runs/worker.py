@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from rlcore import report
-from rlcore.config import DQNConfig, HJBConfig, from_dict
+from rlcore.config import BenchConfig, DQNConfig, HJBConfig, from_dict
 from rlcore.execution import pin_device
 from rlcore.runs.store import ACTIVE, Store
 
@@ -150,6 +150,11 @@ def _train(store: Store, run_id: int, kind: str, config: dict[str, Any],
                                  max_moves=cfg.test_max_moves).to_dict() for seed in REPLAY_SEEDS]
         (run_dir / "replays.json").write_text(json.dumps(replays))
         return result.summary(), result.stopped_early
+    if kind == "bench":
+        from rlcore import bench
+
+        summary = bench.run(from_dict(BenchConfig, config), reporter)
+        return summary, summary["stopped_early"]
     from rlcore import hjb
 
     result = hjb.train(from_dict(HJBConfig, config), reporter)

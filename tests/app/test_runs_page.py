@@ -1,28 +1,15 @@
 """The Runs page over a real store seeded directly: table, comparison from a link, bad links."""
 
 import json
-from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
+from pagetest import open_page
 
 from rlcore.runs.store import Store
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
-
-@pytest.fixture
-def store(tmp_path, monkeypatch):
-    monkeypatch.setenv("RLCORE_HOME", str(tmp_path))
-    return Store(tmp_path)
-
-
-def runs_page(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=30)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    at.run()
-    return at.switch_page("app_pages/runs.py").run()
+def runs_page(query: dict[str, str] | None = None):
+    return open_page("runs", query)
 
 
 def seed_runs(store: Store) -> list[int]:

@@ -1,40 +1,16 @@
 """The DQN and HJB pages: defaults, bad links, launching exactly one run, and a stored run's view."""
 
 import json
-from pathlib import Path
 
 import pytest
+from pagetest import APP, open_page
 from streamlit.testing.v1 import AppTest
 
 from rlcore import report
-from rlcore.runs import worker
-from rlcore.runs.store import Store
-from ui import sidebar
-
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
-CARD = {"cpu": "Test CPU", "cores": 2, "gpus": [], "tensorflow": "2.21.0"}
 
 
-@pytest.fixture
-def store(tmp_path, monkeypatch):
-    monkeypatch.setenv("RLCORE_HOME", str(tmp_path))
-    monkeypatch.setattr(sidebar, "device_card", lambda: CARD)  # the real card is tested through the CLI
-    return Store(tmp_path)
-
-
-@pytest.fixture
-def launched(monkeypatch):
-    calls = []
-    monkeypatch.setattr(worker, "launch", lambda store, run_id: calls.append(run_id))
-    return calls
-
-
-def page(name: str, query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    at.run()
-    return at.switch_page(f"app_pages/{name}.py").run()
+def page(name: str, query: dict[str, str] | None = None):
+    return open_page(name, query)
 
 
 @pytest.mark.parametrize("name", ["dqn", "hjb"])
@@ -119,3 +95,15 @@ def test_the_share_link_of_a_form_carries_only_the_changed_settings(store):
     at = page("hjb", {"preset": "accurate", "steps": "5000"})
     assert not at.exception
     assert at.code[0].value == "?preset=accurate&steps=5000"
+
+
+def test_a_form_value_does_not_follow_the_user_to_another_page(store):
+    """DQN and HJB share URL names (exec, batch) with different choices; state must not leak between them."""
+    at = page("dqn")
+    at.selectbox(key="exec").select("naive").run()
+    at.number_input(key="batch").set_value(50).run()
+    at.switch_page("app_pages/hjb.py").run()
+    assert not at.exception
+    assert (at.selectbox(key="exec").value, at.number_input(key="batch").value) == ("graph", 100)
+    at.switch_page("app_pages/bench.py").run()
+    assert not at.exception and at.text_input(key="batch").value == "1"  # text there, a number on the DQN page

@@ -6,66 +6,26 @@ every page land in test-output/e2e/ for a person to look at.
 
 from __future__ import annotations
 
-import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from playwright.sync_api import ConsoleMessage, Page, expect, sync_playwright
+from playwright.sync_api import ConsoleMessage, Page, expect
 
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"
+from devtools.browser import ROOT, chromium, served_app, wait_for_app
+
 OUTPUT = ROOT / "test-output" / "e2e"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[str]:
-    """`streamlit run app.py` on a free port over an empty store, as a user starts it."""
-    port = _free_port()
-    home = tmp_path_factory.mktemp("rlcore_home")
-    env = os.environ | {"RLCORE_HOME": str(home), "TF_CPP_MIN_LOG_LEVEL": "2"}
-    log = (home / "streamlit.log").open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-                             "--server.port", str(port), "--server.address", "127.0.0.1",
-                             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-                             "--global.developmentMode", "false"], cwd=ROOT, env=env, stdout=log,
-                            stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if urllib.request.urlopen(f"{base}/_stcore/health", timeout=2).read() == b"ok":
-                break
-        except OSError:
-            pass
-        assert proc.poll() is None and time.monotonic() < deadline, (home / "streamlit.log").read_text()
-        time.sleep(0.3)
-    yield base
-    proc.terminate()
-    proc.wait(timeout=20)
+def server(tmp_path_factory):
+    with served_app(tmp_path_factory.mktemp("rlcore_home")) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")
 def browser():
-    assert Path(CHROMIUM).exists(), "install Debian's chromium (apt-get install chromium); .ci/run does"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium() as browser:
         yield browser
-        browser.close()
 
 
 def _open(browser, url: str, errors: list[str]) -> Page:
@@ -73,27 +33,20 @@ def _open(browser, url: str, errors: list[str]) -> Page:
     page.on("console", lambda m: _keep_error(m, errors))
     page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
     page.goto(url)
-    _wait_for_app(page)
+    wait_for_app(page)
     return page
 
 
 # Opened straight at a page's path (/dqn), Streamlit's frontend first probes /dqn/_stcore/health and
 # /dqn/_stcore/host-config for a base path, gets 404 and falls back to /_stcore/ (streamlit/streamlit#7074,
 # open). Only those two probes are forgiven; any other error fails the test.
-BASE_PATH_PROBE = re.compile(r"status of 404 .*/(dqn|hjb|runs)/_stcore/(health|host-config)\)$")
+BASE_PATH_PROBE = re.compile(r"status of 404 .*/(dqn|hjb|bench|runs)/_stcore/(health|host-config)\)$")
 
 
 def _keep_error(message: ConsoleMessage, errors: list[str]) -> None:
     text = f"{message.text} ({message.location.get('url', '')})"
     if message.type == "error" and not BASE_PATH_PROBE.search(text):
         errors.append(text)
-
-
-def _wait_for_app(page: Page) -> None:
-    # Streamlit's own e2e wait: connected, then the script has finished its run.
-    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']", state="attached")
-    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", state="attached",
-                           timeout=60_000)
 
 
 def _shot(page: Page, name: str) -> None:

@@ -51,7 +51,7 @@ def test_metrics_after_returns_only_rows_newer_than_the_last_one_read(store):
 def test_invalid_config_writes_no_row(store):
     with pytest.raises(ConfigError, match="batch must not exceed memory"):
         store.create_run("dqn", {"batch_size": 5000})
-    with pytest.raises(ConfigError, match="kind must be one of dqn, hjb"):
+    with pytest.raises(ConfigError, match="kind must be one of dqn, hjb, bench"):
         store.create_run("gan", {})
     assert store.list_runs() == []
 

@@ -131,3 +131,18 @@ def test_cli_detach_show_export_and_delete(store, tmp_path):
     assert missing.returncode == 2 and "run 999 does not exist" in missing.stderr
     assert rlcore("runs", "delete", str(run_id)).returncode == 0
     assert json.loads(rlcore("runs", "list", "--json").stdout) == []
+
+
+def test_a_bench_is_a_run_the_worker_executes_cell_by_cell(store):
+    run_id = store.create_run("bench", {"workload": "hjb-step", "patterns": "graph,graph-k10", "batch": "4,16",
+                                        "repeats": 2, "min_seconds": 0.05}, label="bench")
+    launch(store, run_id)
+    run = wait_final(store, run_id)
+    assert run.status == "done", run.error
+    cells = run.summary["cells"]
+    assert [(c["pattern"], c["batch"]) for c in cells] == [("graph", 4), ("graph", 16), ("graph-k10", 4),
+                                                          ("graph-k10", 16)]
+    assert all(c["steps_per_second"] == pytest.approx(c["calls_per_second"] * c["steps_per_call"]) for c in cells)
+    metrics = store.metrics(run_id)
+    assert sorted(metrics[metrics["name"] == "bench/calls_per_second"]["step"]) == [1, 2, 3, 4]
+    assert run.summary["crossover"] == {"graph": None, "graph-k10": None}  # no GPU cells, no crossover

@@ -1,0 +1,30 @@
+"""Benchmark lab: time TensorFlow patterns per batch size, width and device; see why; find the crossover."""
+
+import dataclasses
+
+import streamlit as st
+
+from rlcore import bench
+from rlcore.config import BENCH_DEFAULTS, BENCH_PATTERNS, BenchConfig
+from rlcore.runs.store import Store
+from ui import forms, launch, sidebar
+
+store = Store()
+card = sidebar.device_card()
+st.title("Benchmark lab")
+if launch.run_from_url(store):
+    st.stop()
+
+st.caption("Each pattern is timed on its own: the first call (trace and compile) apart, then repeated runs whose "
+           "median and spread are reported. Each device runs in its own process. Several batch sizes on CPU and "
+           "GPU give the crossover: the batch from which the GPU wins.")
+workload = st.selectbox("workload", list(BENCH_PATTERNS), key="workload", bind="query-params",
+                        on_change=forms.reset_fields, args=(BenchConfig, ("patterns", "batch", "width")),
+                        help=dataclasses.fields(BenchConfig)[0].metadata["help"])
+with st.expander(f"The patterns of {workload} and why they differ"):
+    for name in BENCH_PATTERNS[workload]:
+        example = name.replace("kN", "k100")
+        st.markdown(f"**{name}** — {bench.pattern(workload, example).why}")
+defaults = {f.name: f.default for f in dataclasses.fields(BenchConfig)} | BENCH_DEFAULTS[workload]
+defaults["workload"] = workload
+launch.config_and_launch(store, card, "bench", BenchConfig, defaults, link={"workload": workload})

@@ -1,0 +1,79 @@
+"""A served dashboard and a real browser, shared by the end-to-end test and the live-view benchmark.
+
+The browser is Debian's chromium driven by Playwright (``playwright install`` is never needed).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def served_app(rlcore_home: Path, timeout: float = 60.0) -> Iterator[str]:
+    """`streamlit run app.py` on a free port over the given store; yields the base URL once healthy."""
+    port = free_port()
+    env = os.environ | {"RLCORE_HOME": str(rlcore_home), "TF_CPP_MIN_LOG_LEVEL": "2"}
+    log_path = Path(rlcore_home) / "streamlit.log"
+    with log_path.open("w") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+                                 "--server.port", str(port), "--server.address", "127.0.0.1",
+                                 "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+                                 "--global.developmentMode", "false"], cwd=ROOT, env=env, stdout=log,
+                                stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                if urllib.request.urlopen(f"{base}/_stcore/health", timeout=2).read() == b"ok":
+                    break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not start:\n{log_path.read_text()}")
+            time.sleep(0.3)
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+@contextmanager
+def chromium() -> Iterator:
+    """A headless Chromium browser (Playwright's Browser)."""
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        raise RuntimeError("install Debian's chromium (apt-get install chromium); .ci/run does")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def wait_for_app(page) -> None:
+    """Streamlit's own e2e wait: connected, then the script has finished its run."""
+    page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']", state="attached")
+    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", state="attached",
+                           timeout=60_000)

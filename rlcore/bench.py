@@ -1,0 +1,358 @@
+"""The benchmark lab: a catalogue of TensorFlow patterns, a harness that times them, sweeps and the crossover.
+
+Importing this module does not import TensorFlow (the dashboard lists patterns and their "why"); a
+pattern's ``build`` does. Each device runs in its own process (``python -m rlcore bench --cells-jsonl``),
+because the device of a TensorFlow process is fixed when TensorFlow starts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass
+from itertools import product
+from pathlib import Path
+from typing import Any
+
+from rlcore import report
+from rlcore.config import BenchConfig
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+# Metric keys of one measured cell; the cell is identified by its position in plan(cfg) (the record's step).
+CALLS_PER_S = "bench/calls_per_second"
+STEPS_PER_S = "bench/steps_per_second"
+SAMPLES_PER_S = "bench/samples_per_second"
+IQR = "bench/iqr"
+FIRST_CALL_S = "bench/first_call_seconds"
+CALLS = "bench/calls"
+
+Call = Callable[[], object]
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One way to run a workload, the reason it is as fast or slow as it is, and how to build one call."""
+
+    workload: str
+    name: str
+    why: str
+    steps_per_call: int = 1  # a kN pattern does N training steps in one call
+
+    def build(self, batch: int, width: int, seed: int) -> Call:
+        return BUILDERS[self.workload](self, batch, width, seed)
+
+
+WHY = {
+    ("dqn-act", "predict"): (
+        "Keras `model.predict` per move, as the seed does: every call builds a data pipeline, splits the input "
+        "into batches, runs a callback loop and converts the result back to numpy. All of that is fixed cost, "
+        "paid again for a single 64-number state."),
+    ("dqn-act", "eager"): (
+        "Calling the model directly (`model(x)`): no pipeline, but each layer still dispatches its ops one by one "
+        "from Python, about a dozen eager ops per move."),
+    ("dqn-act", "tf-function"): (
+        "The forward pass and argmax traced once into a graph (`tf.function`) and called through its concrete "
+        "function: one dispatch from Python per move, the graph runs in C++."),
+    ("dqn-act", "xla"): (
+        "The same graph compiled by XLA (`jit_compile=True`) into fused kernels. For a tiny network the dispatch "
+        "dominates, so XLA can only shave the per-op overhead inside the graph."),
+    ("dqn-train", "naive"): (
+        "The seed's training step: eager, and Q(s, a) gathered with a Python list comprehension over the batch, "
+        "so the forward and backward pass contain one slice op per row (hundreds of tiny ops)."),
+    ("dqn-train", "eager"): (
+        "Still eager, but Q(s, a) taken with one `tf.gather`: the step is a few dozen ops instead of hundreds, "
+        "each still dispatched from Python with its gradient recorded by the tape."),
+    ("dqn-train", "graph"): (
+        "The whole step (target, loss, gradients, Adam update) traced once with `tf.function`: one call from "
+        "Python, no tape bookkeeping in Python, the runtime can run independent ops in parallel."),
+    ("dqn-train", "xla"): (
+        "The traced step compiled by XLA: fused elementwise work and no per-op launch cost; it pays off when the "
+        "step is many small ops, much less when it is dominated by matrix multiplies."),
+    ("hjb-step", "eager"): (
+        "One HJB training step eagerly: the nested tapes for V' and the loss gradient are recorded op by op in "
+        "Python, every step."),
+    ("hjb-step", "graph"): (
+        "One step per `tf.function` call with the loss fetched back to Python each time: the seed's loop. Each "
+        "call pays the Python-to-graph round trip, which for a 3x8 network costs more than the maths."),
+    ("hjb-step", "xla"): (
+        "One XLA-compiled step per call: the maths gets cheaper, the per-call round trip does not."),
+    ("hjb-step", "graph-k"): (
+        "N steps inside one `tf.function` call (a `tf.range` loop): the Python round trip is paid once per N "
+        "steps instead of every step."),
+    ("hjb-step", "xla-k"): (
+        "N XLA-compiled steps per call: no per-call overhead and fused kernels, the fastest way to train a small "
+        "network on a CPU."),
+}
+
+def pattern(workload: str, name: str) -> Pattern:
+    """The catalogue entry for a workload's pattern name (``graph-k100`` means 100 steps per call)."""
+    BenchConfig(workload=workload, patterns=name)  # one sentence listing the valid names if it is not one
+    k = re.match(r"^(graph|xla)-k(\d+)$", name) if workload == "hjb-step" else None
+    if k:
+        return Pattern(workload, name, WHY[(workload, k.group(1) + "-k")], steps_per_call=int(k.group(2)))
+    return Pattern(workload, name, WHY[(workload, name)])
+
+
+# ---------------------------------------------------------------- the patterns' single calls
+
+
+def _dqn_config(batch: int, width: int, seed: int, **fields: Any):
+    from rlcore.config import DQNConfig
+
+    return DQNConfig(hidden1=width, batch_size=batch, memory_size=max(batch, 1000), seed=seed, **fields)
+
+
+def _build_dqn_act(p: Pattern, batch: int, width: int, seed: int) -> Call:
+    import numpy as np
+
+    from rlcore.dqn import Agent
+
+    style = {"predict": "naive", "eager": "eager", "tf-function": "graph", "xla": "xla"}[p.name]
+    agent = Agent(_dqn_config(batch, width, seed), style)
+    states = np.random.default_rng(seed).random((batch, 64), dtype=np.float32)
+    return lambda: agent.greedy_actions(states)
+
+
+def _build_dqn_train(p: Pattern, batch: int, width: int, seed: int) -> Call:
+    import numpy as np
+
+    from rlcore.dqn import Agent, Batch
+
+    agent = Agent(_dqn_config(batch, width, seed), p.name)
+    rng = np.random.default_rng(seed)
+    states = rng.random((2, batch, 64), dtype=np.float32)
+    data = Batch(states[0], rng.integers(0, 4, batch, dtype=np.int32),
+                 rng.choice(np.array([-1.0, 10.0, -10.0], np.float32), batch), states[1],
+                 (rng.random(batch) < 0.1).astype(np.float32))
+    return lambda: float(agent.train(data))  # fetching the loss waits for the step, as a training loop does
+
+
+def _build_hjb_step(p: Pattern, batch: int, width: int, seed: int) -> Call:
+    from rlcore.config import HJBConfig
+    from rlcore.hjb import Solver
+
+    style = p.name.split("-k")[0]
+    solver = Solver(HJBConfig(batch_size=batch, width=width, exec_mode=style, steps_per_call=p.steps_per_call,
+                              seed=seed))
+    return lambda: solver.run(p.steps_per_call)
+
+
+BUILDERS: dict[str, Callable[[Pattern, int, int, int], Call]] = {
+    "dqn-act": _build_dqn_act, "dqn-train": _build_dqn_train, "hjb-step": _build_hjb_step}
+
+
+# ---------------------------------------------------------------- the harness
+
+
+@dataclass(frozen=True)
+class Timing:
+    """What the harness saw: the first call alone, then one rate (calls/s) per repeat."""
+
+    first_call_seconds: float
+    rates: tuple[float, ...]
+    calls: int
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.rates)
+
+    @property
+    def iqr(self) -> float:
+        """Interquartile range of the repeats' rates (0 with fewer than two repeats)."""
+        if len(self.rates) < 2:
+            return 0.0
+        q1, _, q3 = statistics.quantiles(self.rates, n=4, method="inclusive")
+        return q3 - q1
+
+
+def time_calls(call: Call, *, repeats: int, min_seconds: float,
+               clock: Callable[[], float] = time.perf_counter) -> Timing:
+    """Time the first call on its own (trace/compile), then ``repeats`` runs of at least ``min_seconds`` each."""
+    start = clock()
+    call()
+    first = clock() - start
+    rates, calls = [], 0
+    for _ in range(repeats):
+        n, start = 0, clock()
+        while True:
+            call()
+            n += 1
+            elapsed = clock() - start
+            if elapsed >= min_seconds:
+                break
+        rates.append(n / elapsed)
+        calls += n
+    return Timing(first, tuple(rates), calls)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One point of the matrix: a pattern on a device at a batch size and width."""
+
+    workload: str
+    pattern: str
+    device: str
+    batch: int
+    width: int
+
+
+def plan(cfg: BenchConfig) -> list[Cell]:
+    """Every cell of a bench, in the order it runs: device, then pattern, batch, width."""
+    return [Cell(cfg.workload, p, d, b, w) for d, p, b, w in
+            product(cfg.device_list, cfg.pattern_list, cfg.batch_list, cfg.width_list)]
+
+
+def measure(cell: Cell, cfg: BenchConfig) -> dict[str, Any]:
+    """Build the cell's call in this process (on its device) and time it; one JSON-ready result."""
+    p = pattern(cell.workload, cell.pattern)
+    timing = time_calls(p.build(cell.batch, cell.width, cfg.seed), repeats=cfg.repeats, min_seconds=cfg.min_seconds)
+    return cell_result(cell, timing, p.steps_per_call)
+
+
+def cell_result(cell: Cell, timing: Timing, steps_per_call: int) -> dict[str, Any]:
+    calls_per_second = timing.median
+    steps_per_second = calls_per_second * steps_per_call
+    return asdict(cell) | {
+        "calls_per_second": calls_per_second, "steps_per_call": steps_per_call,
+        "steps_per_second": steps_per_second, "samples_per_second": steps_per_second * cell.batch,
+        "iqr": timing.iqr * steps_per_call, "first_call_seconds": timing.first_call_seconds, "calls": timing.calls,
+    }
+
+
+def cell_metrics(result: dict[str, Any]) -> dict[str, float]:
+    return {CALLS_PER_S: result["calls_per_second"], STEPS_PER_S: result["steps_per_second"],
+            SAMPLES_PER_S: result["samples_per_second"], IQR: result["iqr"],
+            FIRST_CALL_S: result["first_call_seconds"], CALLS: float(result["calls"])}
+
+
+def cells_from_metrics(cfg: BenchConfig, metrics: Iterable[tuple[int, str, float]]) -> list[dict[str, Any]]:
+    """Rebuild measured cells from stored (step, name, value) rows: step k is the k-th cell of plan(cfg)."""
+    cells = plan(cfg)
+    values: dict[int, dict[str, float]] = {}
+    for step, name, value in metrics:
+        if name.startswith("bench/") and 1 <= step <= len(cells):
+            values.setdefault(step, {})[name] = value
+    out = []
+    for step, got in sorted(values.items()):
+        if CALLS_PER_S not in got:
+            continue
+        p = pattern(cfg.workload, cells[step - 1].pattern)
+        out.append(asdict(cells[step - 1]) | {
+            "calls_per_second": got[CALLS_PER_S], "steps_per_call": p.steps_per_call,
+            "steps_per_second": got.get(STEPS_PER_S, got[CALLS_PER_S]), "samples_per_second": got.get(SAMPLES_PER_S),
+            "iqr": got.get(IQR), "first_call_seconds": got.get(FIRST_CALL_S), "calls": int(got.get(CALLS, 0))})
+    return out
+
+
+# ---------------------------------------------------------------- the crossover
+
+
+def crossover(cells: Iterable[dict[str, Any]], pattern_name: str, width: int | None = None) -> int | None:
+    """The smallest batch from which GPU samples/s stay above CPU's for a pattern, or None.
+
+    Only batches measured on both devices count; "stay above" means the GPU also wins at every larger
+    measured batch, so a noisy win at one small batch is not called a crossover.
+    """
+    by_device: dict[str, dict[int, float]] = {"cpu": {}, "gpu": {}}
+    for c in cells:
+        if c["pattern"] == pattern_name and (width is None or c["width"] == width) and c["device"] in by_device:
+            by_device[c["device"]][c["batch"]] = c["samples_per_second"]
+    common = sorted(set(by_device["cpu"]) & set(by_device["gpu"]))
+    answer = None
+    for batch in reversed(common):
+        if by_device["gpu"][batch] > by_device["cpu"][batch]:
+            answer = batch
+        else:
+            break
+    return answer
+
+
+def crossover_sentence(cells: list[dict[str, Any]], pattern_name: str) -> str:
+    """What the crossover chart says in words; never a GPU claim without GPU cells."""
+    devices = {c["device"] for c in cells if c["pattern"] == pattern_name}
+    if "gpu" not in devices:
+        return "No GPU: CPU only. Run the lab on a machine where TensorFlow sees a GPU to find the crossover."
+    batch = crossover(cells, pattern_name)
+    if batch is None:
+        return f"{pattern_name}: the GPU did not overtake the CPU at any measured batch size."
+    return f"{pattern_name}: the GPU overtakes the CPU from batch {batch:,} on."
+
+
+# ---------------------------------------------------------------- running a bench
+
+
+def run_device_cells(cfg: BenchConfig, device: str) -> Iterator[dict[str, Any]]:
+    """Measure this device's cells in this process (its device already pinned)."""
+    for cell in plan(cfg):
+        if cell.device == device:
+            yield measure(cell, cfg)
+
+
+def _device_command(cfg: BenchConfig, device: str) -> list[str]:
+    return [sys.executable, "-m", "rlcore", "bench", "--workload", cfg.workload, "--patterns", cfg.patterns,
+            "--batch", cfg.batch, "--width", cfg.width, "--device", device, "--repeats", str(cfg.repeats),
+            "--min-seconds", repr(cfg.min_seconds), "--seed", str(cfg.seed), "--cells-jsonl"]
+
+
+def run(cfg: BenchConfig, reporter: report.Reporter | None = None) -> dict[str, Any]:
+    """Measure every cell, one child process per device; report each cell as it lands. Returns the summary."""
+    from rlcore.execution import pin_device
+
+    reporter = reporter or report.NullReporter()
+    cells = plan(cfg)
+    reporter.on_start(report.RunInfo("bench", len(cells), "cells", asdict(cfg)))
+    results: list[dict[str, Any]] = []
+    environments: dict[str, Any] = {}
+    start = time.perf_counter()
+    stopped = False
+    for device in cfg.device_list:
+        env = dict(os.environ)
+        pin_device(device, env)
+        proc = subprocess.Popen(_device_command(cfg, device), cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            for line in proc.stdout:
+                message = json.loads(line)
+                if "environment" in message:
+                    environments[device] = message["environment"]
+                    continue
+                results.append(message)
+                record = report.Record(step=len(results), wall_seconds=time.perf_counter() - start,
+                                       metrics=cell_metrics(message), progress=len(results) / len(cells))
+                if not reporter.on_record(record):
+                    stopped = True
+                    break
+        finally:
+            if stopped:
+                proc.terminate()
+            _, err = proc.communicate()
+        if not stopped and proc.returncode != 0:
+            lines = err.strip().splitlines()
+            raise RuntimeError(lines[-1].removeprefix("error: ") if lines else f"the {device} bench process failed.")
+        if stopped:
+            break
+    summary = {"cells": results, "environment": environments.get(cfg.device_list[0], {}),
+               "environments": environments, "stopped_early": stopped,
+               "crossover": {p: crossover(results, p) for p in cfg.pattern_list}}
+    reporter.on_end(summary)
+    return summary
+
+
+def cells_table(cells: list[dict[str, Any]]):
+    """The cells as a table for people: rates rounded, the slowest pattern of each batch as the 1x reference."""
+    import pandas as pd
+
+    table = pd.DataFrame(cells, columns=["workload", "pattern", "device", "batch", "width", "calls_per_second",
+                                         "steps_per_second", "samples_per_second", "iqr", "first_call_seconds",
+                                         "calls"])
+    slowest = table.groupby(["device", "batch", "width"])["steps_per_second"].transform("min")
+    table["speedup"] = (table["steps_per_second"] / slowest).round(1)
+    return table.round({"calls_per_second": 1, "steps_per_second": 1, "samples_per_second": 0, "iqr": 1,
+                        "first_call_seconds": 3})

@@ -1,0 +1,57 @@
+"""A bench run's view: cells as they land, then the bars with their "why", the crossover, the table."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from rlcore import bench, charts
+from rlcore.config import BenchConfig, from_dict
+from rlcore.runs.store import Run
+
+
+def cells_so_far(run: Run, metrics: pd.DataFrame) -> list[dict]:
+    cfg = from_dict(BenchConfig, run.config)
+    return bench.cells_from_metrics(cfg, metrics[["step", "name", "value"]].itertuples(index=False))
+
+
+def progress(run: Run, metrics: pd.DataFrame) -> float:
+    total = len(bench.plan(from_dict(BenchConfig, run.config)))
+    return min(1.0, (int(metrics["step"].max()) if len(metrics) else 0) / total)
+
+
+def show(run: Run, cells: list[dict]) -> None:
+    """Bars for one batch and width, the crossover across batches, the why of each pattern, the table."""
+    if not cells:
+        st.caption("No cell measured yet: the first call of each pattern traces and compiles it.")
+        return
+    batches = sorted({c["batch"] for c in cells})
+    widths = sorted({c["width"] for c in cells})
+    left, right = st.columns(2)
+    batch = left.select_slider("batch for the bars", batches, value=batches[-1] if len(batches) > 1 else batches[0],
+                               key=f"bars_batch_{run.id}") if len(batches) > 1 else batches[0]
+    width = right.select_slider("width", widths, key=f"bars_width_{run.id}") if len(widths) > 1 else widths[0]
+    chosen = [c for c in cells if c["batch"] == batch and c["width"] == width]
+    bars, why = st.columns([3, 2])
+    bars.plotly_chart(charts.bench_bar_chart(chosen, f"{cells[0]['workload']} at batch {batch:,}, width {width}"),
+                      key=f"bars_{run.id}")
+    with why:
+        st.markdown("**Why**")
+        for name in dict.fromkeys(c["pattern"] for c in chosen):
+            st.markdown(f"**{name}**: {bench.pattern(cells[0]['workload'], name).why}")
+    same_width = [c for c in cells if c["width"] == width]
+    crossovers = {p: bench.crossover(same_width, p) for p in dict.fromkeys(c["pattern"] for c in same_width)}
+    if len(batches) > 1:
+        st.plotly_chart(charts.crossover_chart(same_width, crossovers), key=f"crossover_{run.id}")
+    for name in crossovers:
+        if "gpu" not in {c["device"] for c in same_width}:
+            st.info(bench.crossover_sentence(same_width, name))
+            break
+        st.caption(bench.crossover_sentence(same_width, name))
+    table = bench.cells_table(cells)
+    st.dataframe(table, hide_index=True, column_config={
+        "samples_per_second": st.column_config.NumberColumn("samples/s", format="%.0f"),
+        "speedup": st.column_config.NumberColumn(format="%.1fx"),
+    })
+    st.download_button("Cells (CSV)", table.to_csv(index=False), f"bench{run.id}.csv", "text/csv",
+                       key=f"bench_csv_{run.id}")
