@@ -1,8 +1,9 @@
 """What watching costs: the same DQN run through the worker with nobody watching, and with its live view
-open in Chromium (the 1 s fragment reading new metrics and redrawing four charts) on the same machine.
+open in Chromium on the same machine, refreshing every 1 s (the default: the fragment reads new metrics
+and redraws four charts) or every 5 s.
 
-Runs alternate (unwatched, watched, ...) on one seed and one store; the table compares the training
-steps/s the worker reports. With --screenshots DIR it also saves the finished run's page and the
+Runs alternate (unwatched, watched 1 s, watched 5 s, ...) on one seed and one store; the table compares
+the training steps/s the worker reports. With --screenshots DIR it also saves the finished run's page and the
 comparison of all runs (the README's pictures).
 
     .venv/bin/python benchmarks/live_view_cost.py --repeats 3 --epochs 600 --screenshots docs
@@ -58,28 +59,30 @@ def main() -> None:
         store = Store(tmp)
         context = browser.new_context(viewport={"width": 1400, "height": 2100})
 
-        def watch(run_id: int):
-            page = context.new_page()
-            page.goto(f"{base}/dqn?run={run_id}")
-            return page
+        def watcher(refresh: str):
+            def watch(run_id: int):
+                page = context.new_page()
+                page.goto(f"{base}/dqn?run={run_id}&refresh={refresh}")
+                return page
+            return watch
 
-        results = {"unwatched": [], "watched": []}
+        kinds = {"unwatched": None, "watched 1s": watcher("1s"), "watched 5s": watcher("5s")}
+        results = {kind: [] for kind in kinds}
         for i in range(args.repeats):
-            results["unwatched"].append(one_run(store, cfg, f"unwatched {i + 1}"))
-            results["watched"].append(one_run(store, cfg, f"watched {i + 1}", watch))
-            print(f"repeat {i + 1}: unwatched {results['unwatched'][-1]['steps_per_second']:.1f} steps/s, "
-                  f"watched {results['watched'][-1]['steps_per_second']:.1f} steps/s", flush=True)
+            for kind, watch in kinds.items():
+                results[kind].append(one_run(store, cfg, f"{kind} {i + 1}", watch))
+            print(f"repeat {i + 1}: " + ", ".join(f"{k} {v[-1]['steps_per_second']:.1f}" for k, v in results.items()),
+                  flush=True)
 
         table = {k: statistics.median(r["steps_per_second"] for r in v) for k, v in results.items()}
         print(f"\nmedian of {args.repeats}, {args.epochs} games, graph style, seed {args.seed}:")
         for kind, speed in table.items():
             each = ", ".join(f"{r['steps_per_second']:.1f}" for r in results[kind])
-            print(f"  {kind:9}  {speed:7.1f} env steps/s   ({each})")
-        print(f"  watched / unwatched = {table['watched'] / table['unwatched']:.1%}")
+            print(f"  {kind:12} {speed:7.1f} env steps/s  {speed / table['unwatched']:6.1%}   ({each})")
 
         if args.screenshots:
             args.screenshots.mkdir(parents=True, exist_ok=True)
-            last = results["watched"][-1]["page"]
+            last = results["watched 1s"][-1]["page"]
             last.reload()
             wait_for_app(last)
             last.get_by_text("Watch the agent play").wait_for()
@@ -98,7 +101,7 @@ def main() -> None:
         if args.json:
             for kind in results:
                 for r in results[kind]:
-                    r.pop("page")
+                    r.pop("page", None)
             args.json.write_text(json.dumps({"median_steps_per_second": table, "runs": results}, indent=2))
 
 

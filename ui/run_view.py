@@ -98,7 +98,7 @@ def _replays(store: Store, run: Run) -> None:
     right.caption("The start as the book prints it.")
 
 
-REFRESH_SECONDS = {"1 s": 1.0, "5 s": 5.0, "paused": None}
+REFRESH_SECONDS = {"1s": 1.0, "5s": 5.0, "paused": None}
 
 
 def live_metrics(store: Store, run_id: int) -> pd.DataFrame:
