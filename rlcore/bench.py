@@ -32,6 +32,7 @@ SAMPLES_PER_S = "bench/samples_per_second"
 IQR = "bench/iqr"
 FIRST_CALL_S = "bench/first_call_seconds"
 CALLS = "bench/calls"
+SETUP_S = "bench/setup_seconds"
 
 Call = Callable[[], object]
 
@@ -210,10 +211,17 @@ def plan(cfg: BenchConfig) -> list[Cell]:
 
 
 def measure(cell: Cell, cfg: BenchConfig) -> dict[str, Any]:
-    """Build the cell's call in this process (on its device) and time it; one JSON-ready result."""
+    """Build the cell's call in this process (on its device) and time it; one JSON-ready result.
+
+    Building is timed too: for tf-function and graph patterns it includes the trace (the call is a traced
+    concrete function), so the first call then only shows what is left, such as XLA's compile.
+    """
     p = pattern(cell.workload, cell.pattern)
-    timing = time_calls(p.build(cell.batch, cell.width, cfg.seed), repeats=cfg.repeats, min_seconds=cfg.min_seconds)
-    return cell_result(cell, timing, p.steps_per_call)
+    start = time.perf_counter()
+    call = p.build(cell.batch, cell.width, cfg.seed)
+    setup = time.perf_counter() - start
+    timing = time_calls(call, repeats=cfg.repeats, min_seconds=cfg.min_seconds)
+    return cell_result(cell, timing, p.steps_per_call) | {"setup_seconds": setup}
 
 
 def cell_result(cell: Cell, timing: Timing, steps_per_call: int) -> dict[str, Any]:
@@ -227,9 +235,12 @@ def cell_result(cell: Cell, timing: Timing, steps_per_call: int) -> dict[str, An
 
 
 def cell_metrics(result: dict[str, Any]) -> dict[str, float]:
-    return {CALLS_PER_S: result["calls_per_second"], STEPS_PER_S: result["steps_per_second"],
-            SAMPLES_PER_S: result["samples_per_second"], IQR: result["iqr"],
-            FIRST_CALL_S: result["first_call_seconds"], CALLS: float(result["calls"])}
+    metrics = {CALLS_PER_S: result["calls_per_second"], STEPS_PER_S: result["steps_per_second"],
+               SAMPLES_PER_S: result["samples_per_second"], IQR: result["iqr"],
+               FIRST_CALL_S: result["first_call_seconds"], CALLS: float(result["calls"])}
+    if "setup_seconds" in result:
+        metrics[SETUP_S] = result["setup_seconds"]
+    return metrics
 
 
 def cells_from_metrics(cfg: BenchConfig, metrics: Iterable[tuple[int, str, float]]) -> list[dict[str, Any]]:
@@ -247,7 +258,8 @@ def cells_from_metrics(cfg: BenchConfig, metrics: Iterable[tuple[int, str, float
         out.append(asdict(cells[step - 1]) | {
             "calls_per_second": got[CALLS_PER_S], "steps_per_call": p.steps_per_call,
             "steps_per_second": got.get(STEPS_PER_S, got[CALLS_PER_S]), "samples_per_second": got.get(SAMPLES_PER_S),
-            "iqr": got.get(IQR), "first_call_seconds": got.get(FIRST_CALL_S), "calls": int(got.get(CALLS, 0))})
+            "iqr": got.get(IQR), "first_call_seconds": got.get(FIRST_CALL_S), "calls": int(got.get(CALLS, 0)),
+            "setup_seconds": got.get(SETUP_S)})
     return out
 
 
@@ -350,9 +362,9 @@ def cells_table(cells: list[dict[str, Any]]):
     import pandas as pd
 
     table = pd.DataFrame(cells, columns=["workload", "pattern", "device", "batch", "width", "calls_per_second",
-                                         "steps_per_second", "samples_per_second", "iqr", "first_call_seconds",
-                                         "calls"])
+                                         "steps_per_second", "samples_per_second", "iqr", "setup_seconds",
+                                         "first_call_seconds", "calls"])
     slowest = table.groupby(["device", "batch", "width"])["steps_per_second"].transform("min")
     table["speedup"] = (table["steps_per_second"] / slowest).round(1)
     return table.round({"calls_per_second": 1, "steps_per_second": 1, "samples_per_second": 0, "iqr": 1,
-                        "first_call_seconds": 3})
+                        "setup_seconds": 3, "first_call_seconds": 3})

@@ -66,6 +66,9 @@ def check_fields(cfg: Any) -> None:
         _check_field(f, getattr(cfg, f.name))
 
 
+DQN_EXEC_MODES = (*EXEC_MODES, "turbo")
+
+
 @dataclass(frozen=True)
 class DQNConfig:
     """The book's final chapter-3 DQN (replay + target network); defaults are the book's values."""
@@ -96,14 +99,46 @@ class DQNConfig:
     eval_every: int = param(1000, "Run the win-rate test every this many games during training (0 = only "
                             "at the end).", lo=0, hi=10_000_000, advanced=True)
     # Execution
-    exec_mode: str = param("graph", "Execution style: naive, eager, graph or xla.", choices=EXEC_MODES,
+    exec_mode: str = param("graph", "Execution style: naive, eager, graph, xla, or turbo (game and loop in one "
+                           "compiled graph, many games at once; trains for train_seconds).", choices=DQN_EXEC_MODES,
                            flag="exec")
     device: str = param("cpu", "Device: cpu or gpu (gpu fails clearly when TensorFlow sees none).",
                         choices=DEVICES)
     seed: int = param(0, "Seed of boards, noise, exploration, sampling and weights.", lo=0, hi=2**31 - 1)
+    # Turbo (exec turbo only): tuned for the fastest learning per second, not the book's values.
+    train_seconds: float = param(0.0, "Turbo: training wall time in seconds (0 = 1 s); epochs and eval_every "
+                                 "do not apply.", lo=0.0, hi=86_400.0, advanced=True)
+    turbo_games: int = param(512, "Turbo: games played in parallel.", lo=1, hi=1_000_000, advanced=True)
+    turbo_updates: int = param(2, "Turbo: gradient updates per collected step (one move of every game).", lo=1,
+                               hi=1000, advanced=True)
+    turbo_chunk: int = param(25, "Turbo: collected steps per compiled call (reports come between calls).", lo=1,
+                             hi=1_000_000, advanced=True)
+    turbo_batch: int = param(256, "Turbo: transitions per gradient update, sampled with replacement.", lo=1,
+                             hi=1_000_000, advanced=True)
+    turbo_memory: int = param(50_000, "Turbo: replay ring capacity in transitions.", lo=1, hi=100_000_000,
+                              advanced=True)
+    turbo_hidden1: int = param(64, "Turbo: units of the first hidden layer.", lo=1, hi=4096, advanced=True)
+    turbo_hidden2: int = param(64, "Turbo: units of the second hidden layer.", lo=1, hi=4096, advanced=True)
+    turbo_lr: float = param(1e-2, "Turbo: Adam learning rate.", lo=1e-8, hi=1.0, advanced=True)
+    turbo_noise: float = param(0.1, "Turbo: scale of the training state noise (the book trains with 0.01 but "
+                               "tests with 0.1; turbo trains as it is tested).", lo=0.0, hi=10.0, advanced=True)
+    turbo_sync: int = param(25, "Turbo: copy online weights to the target every this many updates.", lo=1,
+                            hi=10_000_000, advanced=True)
+    turbo_eps_start: float = param(1.0, "Turbo: exploration rate at the start.", lo=0.0, hi=1.0, advanced=True)
+    turbo_eps_end: float = param(0.05, "Turbo: exploration rate after the decay.", lo=0.0, hi=1.0, advanced=True)
+    turbo_eps_steps: int = param(200, "Turbo: collected steps over which exploration decays linearly.", lo=0,
+                                 hi=100_000_000, advanced=True)
+    turbo_pit_ends: str = param("on", "Turbo: a fall into the pit ends the value (done), as in most DQNs; the book "
+                                "marks only the goal as done.", choices=("on", "off"), advanced=True)
+    turbo_double: str = param("on", "Turbo: Double DQN targets (the online net picks, the target net values).",
+                              choices=("on", "off"), advanced=True)
+    turbo_xla: str = param("on", "Turbo: compile the loop with XLA.", choices=("on", "off"), advanced=True)
 
     def __post_init__(self) -> None:
         check_fields(self)
+        if self.exec_mode == "turbo" and self.turbo_batch > self.turbo_memory:
+            raise ConfigError(f"turbo_batch must not exceed turbo_memory ({self.turbo_batch} > "
+                              f"{self.turbo_memory}).")
         if self.batch_size > self.memory_size:
             raise ConfigError(
                 f"batch must not exceed memory ({self.batch_size} > {self.memory_size}): "

@@ -299,6 +299,10 @@ def train(cfg: DQNConfig, reporter: report.Reporter | None = None, *,
 
     Wall time excludes the win-rate tests; phase times cover env, act, replay, train and sync.
     """
+    if cfg.exec_mode == "turbo":
+        from rlcore import dqn_turbo  # the in-graph loop has its own trainer
+
+        return dqn_turbo.train(cfg, reporter)
     reporter = reporter or report.NullReporter()
     device = check_device(cfg.device)
     env_seed, explore_seed, sample_seed = np.random.SeedSequence(cfg.seed).spawn(3)

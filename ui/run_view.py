@@ -22,6 +22,8 @@ def _last(metrics: pd.DataFrame, name: str) -> float | None:
 def _progress(run: Run, metrics: pd.DataFrame) -> float:
     if run.status not in ACTIVE:
         return 1.0 if run.status == "done" else 0.0
+    if run.kind == "dqn" and run.config["exec_mode"] == "turbo":  # turbo trains for a time, not a game count
+        return min(1.0, (_last(metrics, report.PHASE_PREFIX + "in-graph") or 0.0) / (run.config["train_seconds"] or 1))
     if run.kind == "dqn":
         return min(1.0, (_last(metrics, report.GAMES) or 0.0) / run.config["epochs"])
     if run.kind == "bench":

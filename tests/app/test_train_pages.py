@@ -24,7 +24,7 @@ def test_page_renders_with_defaults_and_says_there_is_no_gpu(store, name):
 
 @pytest.mark.parametrize(("name", "query", "warning"), [
     ("dqn", {"batch": "-5"}, "batch must be at least 1"),
-    ("dqn", {"exec": "turbo"}, "exec must be one of naive, eager, graph, xla"),
+    ("dqn", {"exec": "fast"}, "exec must be one of naive, eager, graph, xla, turbo"),
     ("dqn", {"run": "abc"}, "run must be a run id like 3"),
     ("dqn", {"run": "999"}, "run 999 does not exist."),
     ("hjb", {"k_min": "0"}, "k_min must be positive"),

@@ -1,0 +1,135 @@
+"""Turbo: the tensor Gridworld against the numpy rules on every board, the in-graph Adam, and the loop."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from rlcore import dqn, dqn_turbo, report
+from rlcore import gridworld as gw
+from rlcore import gridworld_tf as gtf
+from rlcore.config import ConfigError, DQNConfig
+
+
+def test_the_valid_board_table_is_every_valid_board_once():
+    table = gtf.valid_boards()
+    assert table.shape == (43_616, 4)
+    assert len({tuple(row) for row in table}) == 43_616
+    assert all(gw.is_valid_board(gtf.from_cells(row)) for row in table[::997])
+
+
+def test_tensor_step_equals_numpy_step_for_every_valid_board_and_action():
+    """Exhaustive: 43,616 boards x 4 actions, next positions and rewards."""
+    table = gtf.valid_boards()
+    for action in range(4):
+        after, rewards = gtf.step(tf.constant(table), tf.fill([len(table)], action))
+        expected = [gw.step(gtf.from_cells(row), action) for row in table]
+        np.testing.assert_array_equal(after.numpy(), [gtf.to_cells(b) for b, _ in expected], err_msg=f"action {action}")
+        np.testing.assert_array_equal(rewards.numpy(), [r for _, r in expected], err_msg=f"action {action}")
+
+
+def test_tensor_encoding_equals_the_books_64_vector_for_every_valid_board():
+    table = gtf.valid_boards()
+    encoded = gtf.encode(tf.constant(table), tf.zeros([len(table), 64])).numpy()
+    np.testing.assert_array_equal(encoded, np.stack([gw.encode(gtf.from_cells(row)) for row in table]))
+
+
+def test_random_boards_are_valid_and_uniform_over_the_valid_set():
+    table = gtf.valid_boards()
+    drawn = gtf.random_boards(tf.random.Generator.from_seed(3), 200_000, tf.constant(table)).numpy()
+    assert {tuple(b) for b in drawn[:5000]} <= {tuple(b) for b in table}
+    # Chi-square of the player's cell against its exact frequency among valid boards (15 degrees of freedom).
+    expected = np.bincount(table[:, 0], minlength=16) / len(table) * len(drawn)
+    observed = np.bincount(drawn[:, 0], minlength=16)
+    chi2 = float(((observed - expected) ** 2 / expected).sum())
+    assert chi2 < 37.7  # the 0.999 quantile of chi-square(15)
+
+
+def test_in_graph_adam_takes_the_same_steps_as_keras_adam():
+    import keras
+
+    start = [np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4), np.arange(4, dtype=np.float32)]
+    ours, theirs = [tf.Variable(x) for x in start], [tf.Variable(x) for x in start]
+    mine, keras_adam = dqn_turbo.InGraphAdam(ours, 0.01), keras.optimizers.Adam(0.01)
+    for k in range(5):
+        grads = [tf.sin(v * (k + 1)) for v in ours]
+        mine.apply(grads)
+        keras_adam.apply_gradients(zip(grads, theirs, strict=True))
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
+
+
+SMALL = {"exec_mode": "turbo", "turbo_games": 32, "turbo_batch": 32, "turbo_memory": 2048, "turbo_chunk": 5,
+         "turbo_xla": "off", "test_games": 100}
+
+
+def test_same_seed_same_chunks_same_weights():
+    def run(seed):
+        agent = dqn_turbo.TurboAgent(DQNConfig(seed=seed, **SMALL))
+        losses = [float(agent.chunk(tf.constant(10))) for _ in range(3)]
+        return losses, [w.numpy() for w in agent.online.weights], int(agent.games)
+
+    (l1, w1, g1), (l2, w2, g2), (l3, _, _) = run(7), run(7), run(8)
+    assert l1 == l2 and g1 == g2
+    for a, b in zip(w1, w2, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert l1 != l3
+
+
+def test_a_chunk_counts_steps_games_and_updates_and_fills_the_ring():
+    cfg = DQNConfig(seed=1, **SMALL)
+    agent = dqn_turbo.TurboAgent(cfg)
+    agent.chunk(tf.constant(0))
+    assert int(agent.collected) == 0 and int(agent.updates) == 0  # compiling moves nothing
+    agent.chunk(tf.constant(20))
+    assert int(agent.collected) == 20
+    assert int(agent.updates) == 20 * cfg.turbo_updates  # the ring holds a batch after the first step
+    assert int(agent.mem_size) == 20 * 32 and int(agent.games) > 0
+    assert set(np.unique(agent.mem_r.numpy()[:640])) <= {-10.0, -1.0, 10.0}
+
+
+def test_turbo_learns_the_game_within_a_fixed_number_of_steps():
+    """300 collected steps of the default configuration (XLA), then the book's test."""
+    agent = dqn_turbo.TurboAgent(DQNConfig(exec_mode="turbo", seed=0))
+    for _ in range(12):
+        agent.chunk(tf.constant(25))
+    win_rate = dqn.evaluate_win_rate(agent.q_values, np.random.default_rng(5), games=500)
+    assert win_rate > 0.85
+
+
+def test_train_reports_like_the_other_styles_and_times_compile_apart():
+    reporter = report.ListReporter()
+    result = dqn.train(DQNConfig(train_seconds=0.4, seed=2, **SMALL), reporter)
+    summary = result.summary()
+    assert summary["compile_seconds"] > 0 and 0.4 <= summary["train_seconds"] < 1.5
+    assert summary["steps"] > 0 and summary["updates"] > 0
+    assert set(summary["phase_seconds"]) == {"in-graph", "eval"}
+    names = set().union(*(r.metrics for r in reporter.records))
+    assert {report.LOSS, report.ENV_STEPS_PER_S, report.GAMES, report.EPSILON, report.WIN_RATE,
+            "time/in-graph", "time/eval"} <= names
+    assert 0 <= summary["win_rate"] <= 1 and reporter.summary["compile_seconds"] == summary["compile_seconds"]
+
+
+def test_turbo_settings_are_checked_in_one_sentence():
+    with pytest.raises(ConfigError, match="turbo_batch must not exceed turbo_memory"):
+        DQNConfig(exec_mode="turbo", turbo_batch=500, turbo_memory=100)
+    with pytest.raises(ConfigError, match="turbo_double must be one of on, off"):
+        DQNConfig(exec_mode="turbo", turbo_double="maybe")
+
+
+def test_cli_turbo_writes_json_with_compile_seconds_and_rejects_a_negative_budget(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "turbo.json"
+    run = subprocess.run([sys.executable, "-m", "rlcore", "dqn", "--exec", "turbo", "--train-seconds", "0.3",
+                          "--turbo-xla", "off", "--test-games", "100", "--quiet", "--json", str(out)],
+                         capture_output=True, text=True, env=os.environ | {"TF_CPP_MIN_LOG_LEVEL": "2"}, timeout=300)
+    assert run.returncode == 0, run.stderr
+    result = json.loads(out.read_text())
+    assert result["compile_seconds"] > 0 and result["train_seconds"] >= 0.3 and result["updates"] > 0
+    assert "turbo on cpu" in run.stdout
+    bad = subprocess.run([sys.executable, "-m", "rlcore", "dqn", "--exec", "turbo", "--train-seconds", "-1"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: train_seconds must be at least 0, not -1.")
