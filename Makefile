@@ -33,9 +33,11 @@ lint: $(VENV)/.dev
 format: $(VENV)/.dev
 	$(PY) -m ruff format .
 
-bench: $(VENV)/.runtime  ## the DQN numbers of the README (takes a while)
+bench: $(VENV)/.runtime  ## the DQN, turbo and benchmark-lab numbers of the README (takes a while)
 	$(PY) benchmarks/dqn_styles.py
 	$(PY) benchmarks/dqn_book_run.py
+	$(PY) benchmarks/dqn_turbo.py
+	$(PY) benchmarks/bench_patterns.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -18,6 +18,7 @@ if launch.run_from_url(store):
 st.caption("Each pattern is timed on its own: the first call (trace and compile) apart, then repeated runs whose "
            "median and spread are reported. Each device runs in its own process. Several batch sizes on CPU and "
            "GPU give the crossover: the batch from which the GPU wins.")
+forms.check_choice("workload", list(BENCH_PATTERNS))
 workload = st.selectbox("workload", list(BENCH_PATTERNS), key="workload", bind="query-params",
                         on_change=forms.reset_fields, args=(BenchConfig, ("patterns", "batch", "width")),
                         help=dataclasses.fields(BenchConfig)[0].metadata["help"])

@@ -16,6 +16,7 @@ if launch.run_from_url(store):
 
 st.caption("The neoclassical growth model's HJB equation solved by the seed's small network, judged against the "
            "exact saddle-path solution.")
+forms.check_choice("preset", list(HJB_PRESETS))
 preset = st.selectbox("preset", list(HJB_PRESETS), key="preset", bind="query-params",
                       on_change=forms.reset_fields, args=(HJBConfig,))
 defaults = {f.name: f.default for f in dataclasses.fields(HJBConfig)} | HJB_PRESETS[preset]

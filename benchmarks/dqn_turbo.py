@@ -31,13 +31,30 @@ BOOK_HYPERPARAMETERS = {"turbo-hidden1": 150, "turbo-hidden2": 100, "turbo-lr": 
                         "turbo-noise": 0.01, "turbo-updates": 1, "turbo-double": "off", "turbo-pit-ends": "off"}
 
 
-def rlcore_dqn(flags: dict) -> dict:
+def rlcore_dqn(flags: dict, home: str | None = None) -> dict:
+    """One fresh CLI process. Each gets an empty store (so no XLA cache) unless ``home`` is shared."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.json"
         args = [f"--{k}={v}" for k, v in flags.items()]
+        env = os.environ | {"TF_CPP_MIN_LOG_LEVEL": "2", "RLCORE_HOME": home or str(Path(tmp) / "home")}
+        env.pop("TF_XLA_FLAGS", None)
         subprocess.run([sys.executable, "-m", "rlcore", "dqn", *args, "--quiet", "--json", str(out)], cwd=ROOT,
-                       check=True, capture_output=True, env=os.environ | {"TF_CPP_MIN_LOG_LEVEL": "2"})
+                       check=True, capture_output=True, env=env)
         return json.loads(out.read_text())
+
+
+def compile_table(repeats: int) -> dict:
+    """Trace + compile of the default loop in a fresh process: cold (empty XLA cache), then warm (loaded)."""
+    print("\n### compile seconds of the default turbo loop, fresh processes\n")
+    print("| XLA cache | median | runs |\n|---|---:|---|")
+    cold, warm = [], []
+    for _ in range(repeats):
+        with tempfile.TemporaryDirectory() as home:
+            cold.append(rlcore_dqn({"exec": "turbo", "train-seconds": 0.25}, home)["compile_seconds"])
+            warm.append(rlcore_dqn({"exec": "turbo", "train-seconds": 0.25}, home)["compile_seconds"])
+    for name, values in (("cold (first run on a machine)", cold), ("warm (every later run)", warm)):
+        print(f"| {name} | {statistics.median(values):.2f} | {', '.join(f'{v:.2f}' for v in values)} |", flush=True)
+    return {"cold": cold, "warm": warm}
 
 
 def win_table(name: str, extra: dict, budgets: list[float], seeds: list[int]) -> list[dict]:
@@ -59,7 +76,7 @@ def win_table(name: str, extra: dict, budgets: list[float], seeds: list[int]) ->
 
 def throughput_table(games: list[int], graph_games: int, seed: int) -> dict:
     print("\n### env steps/s: turbo inside the graph against the book loop in graph style\n")
-    print("| style | parallel games | env steps/s | vs graph | win rate after 1 s |\n|---|---:|---:|---:|---:|")
+    print("| style | parallel games | env steps/s | vs graph | win rate after 2 s |\n|---|---:|---:|---:|---:|")
     graph = rlcore_dqn({"exec": "graph", "epochs": graph_games, "eval-every": 0, "test-games": 1000, "seed": seed})
     print(f"| graph (book loop) | 1 | {graph['steps_per_second']:,.0f} | 1x | - |", flush=True)
     rows = {"graph": graph["steps_per_second"]}
@@ -67,7 +84,7 @@ def throughput_table(games: list[int], graph_games: int, seed: int) -> dict:
         run = rlcore_dqn({"exec": "turbo", "train-seconds": 2, "turbo-games": n, "seed": seed})
         rows[f"turbo {n}"] = run["steps_per_second"]
         print(f"| turbo | {n} | {run['steps_per_second']:,.0f} | {run['steps_per_second'] / rows['graph']:,.0f}x | "
-              f"{run['win_rate']:.1%} (2 s) |", flush=True)
+              f"{run['win_rate']:.1%} |", flush=True)
     return rows
 
 
@@ -77,9 +94,17 @@ def main() -> None:
     parser.add_argument("--budgets", type=float, nargs="+", default=[0.25, 0.5, 1, 2, 5])
     parser.add_argument("--games", type=int, nargs="+", default=[128, 512, 1024, 2048])
     parser.add_argument("--graph-games", type=int, default=300)
+    parser.add_argument("--compile-repeats", type=int, default=5)
+    parser.add_argument("--only-compile", action="store_true", help="only the cold/warm compile table")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
+    if args.only_compile:
+        results = {"compile": compile_table(args.compile_repeats)}
+        if args.json:
+            args.json.write_text(json.dumps(results, indent=2))
+        return
     results = {
+        "compile": compile_table(args.compile_repeats),
         "default": win_table("default turbo configuration", {}, args.budgets, args.seeds),
         "book_hyperparameters": win_table("the book's hyperparameters, 512 parallel games", BOOK_HYPERPARAMETERS,
                                           args.budgets, args.seeds),

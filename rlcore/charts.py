@@ -137,7 +137,7 @@ def bench_bar_chart(cells: list[Mapping], title: str = "Speed of each pattern") 
         mine = [c for c in cells if c["device"] == device]
         fig.add_trace(go.Bar(
             x=[c["pattern"] for c in mine], y=[c["steps_per_second"] for c in mine], name=device,
-            text=[f"{c['steps_per_second'] / slowest:,.1f}x" for c in mine], textposition="outside",
+            text=[f"{c['steps_per_second'] / slowest:,.1f}x" for c in mine], textposition="inside",
             error_y={"type": "data", "array": [c.get("iqr") or 0 for c in mine], "visible": True},
             hovertemplate="%{x}: %{y:,.1f} steps/s<extra>" + device + "</extra>"))
     fig.update_layout(title=title, yaxis_type="log", yaxis_title="steps (calls × steps per call) per second",

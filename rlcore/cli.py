@@ -16,7 +16,7 @@ from typing import Any
 
 from rlcore import report
 from rlcore.config import HJB_PRESETS, BenchConfig, ConfigError, DQNConfig, HJBConfig, hjb_preset
-from rlcore.execution import DeviceError, pin_device
+from rlcore.execution import DeviceError, enable_xla_cache, pin_device
 
 EXIT_BAD_INPUT = 2
 
@@ -39,7 +39,7 @@ def _add_config_flags(parser: argparse.ArgumentParser, cls: type, *, unset: bool
         kind = {"int": int, "float": float}.get(str(f.type), str)
         parser.add_argument(flag, dest=f.name, type=kind, default=None if unset else f.default,
                             choices=meta.get("choices"), metavar=None if meta.get("choices") else f.name.upper(),
-                            help=f"{meta['help']} (default: {f.default})")
+                            help=f"{meta['help']} (default: {f.default if f.default != '' else 'empty'})")
 
 
 def _config_from_args(cls: type, args: argparse.Namespace) -> Any:
@@ -175,6 +175,10 @@ def _run_dqn(args: argparse.Namespace) -> int:
     if args.detach:
         return _detach("dqn", cfg, args.label)
     pin_device(cfg.device)
+    if cfg.exec_mode == "turbo":
+        from rlcore.runs.store import default_home
+
+        enable_xla_cache(default_home() / "xla_cache")
     from rlcore import dqn
     from rlcore.environment import environment_card
 
@@ -187,6 +191,8 @@ def _run_dqn(args: argparse.Namespace) -> int:
         dqn.save_model(result.agent, args.save_model)
     if args.json:
         Path(args.json).write_text(json.dumps(summary, indent=2))
+    if cfg.exec_mode == "turbo":
+        print(f"compiled the loop in {result.compile_seconds:.1f} s (XLA cache: {result.xla_cache or 'off'}).")
     print(f"{result.games} games, {result.steps} steps in {result.train_seconds:.1f} s "
           f"({result.steps_per_second:.0f} steps/s, {cfg.exec_mode} on {cfg.device}); "
           f"win rate {result.win_rate:.1%} on {cfg.test_games} test games.")

@@ -9,6 +9,7 @@ chunks. The win rate is the book's test on the numpy game, like every other styl
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import asdict
 from typing import Any
@@ -22,7 +23,7 @@ from rlcore import gridworld_tf as gtf
 from rlcore import report
 from rlcore.config import DQNConfig
 from rlcore.dqn import TrainResult, _eval_rng, build_q_network, copy_weights, evaluate_win_rate
-from rlcore.execution import check_device
+from rlcore.execution import check_device, xla_cache_dir
 
 STATE_SIZE, N_ACTIONS = 64, 4
 DEFAULT_SECONDS = 1.0  # the training budget when train_seconds is 0 ("train for a second")
@@ -203,9 +204,15 @@ def train(cfg: DQNConfig, reporter: report.Reporter | None = None) -> TrainResul
     budget = cfg.train_seconds or DEFAULT_SECONDS
     with tf.device(check_device(cfg.device)):
         agent = TurboAgent(cfg)
+        cache = xla_cache_dir()
+        cached_before = len(os.listdir(cache)) if cache and os.path.isdir(cache) else 0
         start = time.perf_counter()
         agent.chunk(tf.constant(0))  # traces and compiles the whole loop without moving
         compile_seconds = time.perf_counter() - start
+        # With a persistent XLA cache (the CLI and the worker keep one), a program compiled before is loaded.
+        xla_cache = None
+        if cache and cfg.turbo_xla == "on":
+            xla_cache = "miss" if len(os.listdir(cache)) > cached_before else "hit"
 
         reporter.on_start(report.RunInfo("dqn", round(budget * 1000), "ms", asdict(cfg)))
         train_seconds, losses, stopped = 0.0, [], False
@@ -241,19 +248,21 @@ def train(cfg: DQNConfig, reporter: report.Reporter | None = None) -> TrainResul
         final_loss=float(np.mean(losses[-10:])) if losses else None, win_rate=win_rate,
         phase_seconds={PHASE_IN_GRAPH: train_seconds, "eval": eval_seconds}, eval_seconds=eval_seconds,
         stopped_early=stopped, win_rate_history=[(int(agent.games), win_rate)], agent=agent,
-        compile_seconds=compile_seconds, updates=int(agent.updates),
+        compile_seconds=compile_seconds, updates=int(agent.updates), xla_cache=xla_cache,
     )
     reporter.on_end(result.summary())
     return result
 
 
 class TurboResult(TrainResult):
-    """The DQN result plus what only turbo has: compile time and the number of gradient updates."""
+    """The DQN result plus what only turbo has: compile time, XLA cache use, the number of gradient updates."""
 
-    def __init__(self, *, compile_seconds: float, updates: int, **fields: Any) -> None:
+    def __init__(self, *, compile_seconds: float, updates: int, xla_cache: str | None, **fields: Any) -> None:
         super().__init__(**fields)
         self.compile_seconds = compile_seconds
         self.updates = updates
+        self.xla_cache = xla_cache  # "hit", "miss", or None without a persistent cache
 
     def summary(self) -> dict[str, Any]:
-        return super().summary() | {"compile_seconds": self.compile_seconds, "updates": self.updates}
+        return super().summary() | {"compile_seconds": self.compile_seconds, "updates": self.updates,
+                                    "xla_cache": self.xla_cache}

@@ -66,3 +66,25 @@ def compile_fn(fn: Callable, mode: ExecMode | str, **tf_function_kwargs: Any) ->
     import tensorflow as tf
 
     return tf.function(fn, jit_compile=(mode is ExecMode.XLA), **tf_function_kwargs)
+
+
+_XLA_CACHE_FLAG = "--tf_xla_persistent_cache_directory="
+
+
+def enable_xla_cache(directory: str | os.PathLike, environ: dict[str, str] | None = None) -> None:
+    """Keep XLA's compiled programs on disk, so the next process loads instead of compiling (TF reads the
+    flag at its first XLA compile). An explicit TF_XLA_FLAGS cache setting wins."""
+    env = os.environ if environ is None else environ
+    flags = env.get("TF_XLA_FLAGS", "")
+    if _XLA_CACHE_FLAG not in flags:
+        os.makedirs(directory, exist_ok=True)
+        env["TF_XLA_FLAGS"] = f"{flags} {_XLA_CACHE_FLAG}{directory}".strip()
+
+
+def xla_cache_dir(environ: dict[str, str] | None = None) -> str | None:
+    """The persistent XLA cache directory this process uses, if any."""
+    flags = (os.environ if environ is None else environ).get("TF_XLA_FLAGS", "")
+    for flag in flags.split():
+        if flag.startswith(_XLA_CACHE_FLAG):
+            return flag[len(_XLA_CACHE_FLAG):]
+    return None

@@ -35,16 +35,37 @@ def forget_other_pages(page: str) -> None:
         st.session_state.pop(key, None)
 
 
-def check_url(cls: type, defaults: dict[str, Any]) -> None:
-    """Warn, one sentence per bad value, about URL params this form would not accept."""
+def check_url(cls: type, defaults: dict[str, Any]) -> set[str]:
+    """Warn, one sentence per bad value, about URL params this form would not accept; returns their fields.
+
+    Values are judged together first, so ?memory=5000&batch=2000 passes although batch 2000 alone would not.
+    """
+    given = {f.name: st.query_params[url_key(f)] for f in dataclasses.fields(cls) if url_key(f) in st.query_params}
+    try:
+        from_dict(cls, defaults | given)
+        return set()
+    except ConfigError:
+        pass
+    bad = set()
     for f in dataclasses.fields(cls):
-        raw = st.query_params.get(url_key(f))
-        if raw is None:
+        if f.name not in given:
             continue
         try:
-            from_dict(cls, defaults | {f.name: raw})
+            from_dict(cls, defaults | {f.name: given[f.name]})
         except ConfigError as e:
             st.warning(f"{e} The link's value was ignored; the default is shown.")
+            st.query_params.pop(url_key(f))
+            bad.add(f.name)
+    return bad
+
+
+def check_choice(key: str, options: list[str]) -> None:
+    """Warn about a page-level choice in the link (preset, workload) that is not one of ``options``."""
+    raw = st.query_params.get(key)
+    if raw is not None and raw not in options:
+        st.warning(f"{key} must be one of {', '.join(options)}, not {raw!r}. The link's value was ignored; the "
+                   "default is shown.")
+        st.query_params.pop(key)
 
 
 def reset_fields(cls: type, names: tuple[str, ...] | None = None) -> None:
@@ -57,12 +78,14 @@ def reset_fields(cls: type, names: tuple[str, ...] | None = None) -> None:
 
 
 def config_form(cls: type, defaults: dict[str, Any], *, disabled: dict[str, str] | None = None,
-                fixed: dict[str, Any] | None = None) -> dict[str, Any]:
+                fixed: dict[str, Any] | None = None, rejected: set[str] | None = None) -> dict[str, Any]:
     """One widget per field (less common ones in an expander); returns the chosen values by field name.
 
     ``fixed`` fields get no widget (the page chose them elsewhere, such as the bench's workload).
+    ``rejected`` fields had a bad value in the link: Streamlit seeds a bound widget from the URL it was
+    opened with, so for this render they get an unbound widget that shows the default.
     """
-    disabled = disabled or {}
+    disabled, rejected = disabled or {}, rejected or set()
     values: dict[str, Any] = dict(fixed or {})
     main = st.columns(3)
     more = st.expander("More settings").columns(3)
@@ -77,6 +100,8 @@ def config_form(cls: type, defaults: dict[str, Any], *, disabled: dict[str, str]
             box, n_main = main[n_main % 3], n_main + 1
         label, key = url_key(f).replace("_", " "), url_key(f)
         common = {"key": key, "help": meta["help"], "bind": "query-params"}
+        if f.name in rejected:
+            common = {"key": f"{key}__default", "help": meta["help"]}
         if meta.get("choices"):
             options = list(meta["choices"])
             values[f.name] = box.selectbox(label, options, index=options.index(default), **common)

@@ -36,14 +36,14 @@ def config_and_launch(store: Store, card: dict, kind: str, cls: type, defaults: 
     ``link`` holds page-level choices (the HJB preset, the bench workload) that the share link must carry
     too; those that are config fields get no widget of their own in the form.
     """
-    forms.check_url(cls, defaults)
+    rejected = forms.check_url(cls, defaults)
     no_gpu = sidebar.gpu_reason(card)
     if no_gpu and _wants_gpu(st.query_params.get("device")):
         st.warning(f"device gpu is not available here ({no_gpu}); the default cpu is shown.")
         st.query_params.pop("device")
     fields = {f.name for f in dataclasses.fields(cls)}
     values = forms.config_form(cls, defaults, disabled={"device": f"GPU: {no_gpu}"} if no_gpu else None,
-                               fixed={k: v for k, v in (link or {}).items() if k in fields})
+                               fixed={k: v for k, v in (link or {}).items() if k in fields}, rejected=rejected)
     label = st.text_input("label", key="label", bind="query-params")
     changed = {forms.url_key(f): values[f.name] for f in dataclasses.fields(cls)
                if values[f.name] != defaults.get(f.name, f.default)}

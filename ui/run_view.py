@@ -136,8 +136,8 @@ def show_run(store: Store, run_id: int) -> None:
         current = store.get_run(run_id)
         metrics = live_metrics(store, run_id)
         with st.container(horizontal=True, vertical_alignment="center"):
-            st.subheader(f"Run {current.id}: {current.label or current.config.get('exec_mode', '')} — "
-                         f"{current.status}", width="content")
+            what = current.label or current.config.get("exec_mode") or current.config.get("workload", "")
+            st.subheader(f"Run {current.id}: {what} — {current.status}", width="content")
             share.share_button({"run": run_id}, f"run {run_id}")
         if current.error:
             st.error(current.error)

@@ -22,7 +22,7 @@ from typing import Any
 
 from rlcore import report
 from rlcore.config import BenchConfig, DQNConfig, HJBConfig, from_dict
-from rlcore.execution import pin_device
+from rlcore.execution import enable_xla_cache, pin_device
 from rlcore.runs.store import ACTIVE, Store
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -141,9 +141,11 @@ def _train(store: Store, run_id: int, kind: str, config: dict[str, Any],
     run_dir = store.run_dir(run_id)
     run_dir.mkdir(parents=True, exist_ok=True)
     if kind == "dqn":
+        cfg = from_dict(DQNConfig, config)
+        if cfg.exec_mode == "turbo":
+            enable_xla_cache(store.home / "xla_cache")  # before the first XLA compile of this process
         from rlcore import dqn
 
-        cfg = from_dict(DQNConfig, config)
         result = dqn.train(cfg, reporter)
         dqn.save_model(result.agent, run_dir / "model.keras")
         replays = [dqn.play_game(result.agent.q_values, seed, mode=cfg.mode, noise=cfg.test_noise,

@@ -64,3 +64,15 @@ def test_a_stored_bench_shows_bars_with_speedups_the_crossover_and_no_gpu_in_pla
     crossover = specs["Samples per second against batch size"]
     assert [t["name"] for t in crossover["data"]] == ["predict on cpu", "tf-function on cpu"]
     assert at.info[0].value.startswith("No GPU: CPU only.")
+
+
+@pytest.mark.parametrize(("query", "warning"), [
+    ({"workload": "gan"}, "workload must be one of dqn-act, dqn-train, hjb-step, not 'gan'."),
+    ({"batch": "-5"}, "batch must be whole numbers"),
+])
+def test_a_bad_link_value_is_replaced_by_the_default_it_promises(store, query, warning):
+    at = bench_page(query)
+    assert not at.exception and at.warning[0].value.startswith(warning)
+    assert at.selectbox(key="workload").value == "dqn-act"
+    batch = [w for w in at.text_input if w.label == "batch"]
+    assert [w.value for w in batch] == ["1"]

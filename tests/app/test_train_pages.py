@@ -47,10 +47,19 @@ def test_launch_creates_exactly_one_queued_run(store, launched, name):
 
 
 def test_an_invalid_combination_launches_nothing(store, launched):
-    at = page("dqn", {"batch": "2000"})
+    at = page("dqn")
+    at.number_input(key="batch").set_value(2000).run()
     at.button(key="launch").click().run()
     assert at.error and at.error[0].value.startswith("batch must not exceed memory")
     assert store.list_runs() == [] and launched == []
+
+
+def test_link_values_are_judged_together(store):
+    at = page("dqn", {"batch": "2000", "memory": "5000"})
+    assert not at.warning and at.number_input(key="batch").value == 2000
+    alone = page("dqn", {"batch": "2000"})
+    assert alone.warning[0].value.startswith("batch must not exceed memory")
+    assert [w.value for w in alone.number_input if w.label == "batch"] == [200]
 
 
 def test_a_finished_dqn_run_shows_its_charts_summary_and_replay(store):
@@ -107,3 +116,10 @@ def test_a_form_value_does_not_follow_the_user_to_another_page(store):
     assert (at.selectbox(key="exec").value, at.number_input(key="batch").value) == ("graph", 100)
     at.switch_page("app_pages/bench.py").run()
     assert not at.exception and at.text_input(key="batch").value == "1"  # text there, a number on the DQN page
+
+
+def test_an_unknown_hjb_preset_in_a_link_warns_and_shows_the_seed_preset(store):
+    at = page("hjb", {"preset": "fastest"})
+    assert not at.exception
+    assert at.warning[0].value.startswith("preset must be one of seed, accurate, not 'fastest'.")
+    assert at.selectbox(key="preset").value == "seed"

@@ -97,7 +97,7 @@ def test_launch_watch_and_share_a_tiny_dqn_run(server, browser):
     expect(runs.get_by_role("heading", name="Comparing runs 1")).to_be_visible()
     expect(runs.locator("[data-testid='stPlotlyChart'] .js-plotly-plot")).to_be_visible()
     _shot(runs, "runs_compare")
-    for name, path in (("home", "/"), ("hjb_form", "/hjb?preset=accurate")):
+    for name, path in (("home", "/"), ("hjb_form", "/hjb?preset=accurate"), ("bench_form", "/bench?workload=dqn-act")):
         other = _open(browser, f"{server}{path}", errors)
         expect(other.get_by_role("heading").first).to_be_visible()
         _shot(other, name)

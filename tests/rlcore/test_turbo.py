@@ -116,20 +116,45 @@ def test_turbo_settings_are_checked_in_one_sentence():
         DQNConfig(exec_mode="turbo", turbo_double="maybe")
 
 
-def test_cli_turbo_writes_json_with_compile_seconds_and_rejects_a_negative_budget(tmp_path):
+def test_cli_turbo_writes_json_and_a_second_run_loads_the_compiled_loop(tmp_path):
     import json
     import os
     import subprocess
     import sys
 
-    out = tmp_path / "turbo.json"
-    run = subprocess.run([sys.executable, "-m", "rlcore", "dqn", "--exec", "turbo", "--train-seconds", "0.3",
-                          "--turbo-xla", "off", "--test-games", "100", "--quiet", "--json", str(out)],
-                         capture_output=True, text=True, env=os.environ | {"TF_CPP_MIN_LOG_LEVEL": "2"}, timeout=300)
-    assert run.returncode == 0, run.stderr
-    result = json.loads(out.read_text())
-    assert result["compile_seconds"] > 0 and result["train_seconds"] >= 0.3 and result["updates"] > 0
-    assert "turbo on cpu" in run.stdout
+    env = os.environ | {"TF_CPP_MIN_LOG_LEVEL": "2", "RLCORE_HOME": str(tmp_path / "home")}
+    env.pop("TF_XLA_FLAGS", None)
+
+    def turbo(out):
+        run = subprocess.run([sys.executable, "-m", "rlcore", "dqn", "--exec", "turbo", "--train-seconds", "0.3",
+                              "--turbo-games", "64", "--test-games", "100", "--quiet", "--json", str(out)],
+                             capture_output=True, text=True, env=env, timeout=300)
+        assert run.returncode == 0, run.stderr
+        return json.loads(out.read_text()), run.stdout
+
+    first, stdout = turbo(tmp_path / "a.json")
+    second, _ = turbo(tmp_path / "b.json")
+    assert first["compile_seconds"] > 0 and first["train_seconds"] >= 0.3 and first["updates"] > 0
+    assert "turbo on cpu" in stdout and "XLA cache: miss" in stdout
+    assert (first["xla_cache"], second["xla_cache"]) == ("miss", "hit")
+    assert second["compile_seconds"] < first["compile_seconds"]
+    assert any((tmp_path / "home" / "xla_cache").iterdir())
+
+
+def test_cli_turbo_rejects_a_negative_budget_in_one_sentence():
+    import subprocess
+    import sys
+
     bad = subprocess.run([sys.executable, "-m", "rlcore", "dqn", "--exec", "turbo", "--train-seconds", "-1"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and bad.stderr.startswith("error: train_seconds must be at least 0, not -1.")
+
+
+def test_the_xla_cache_flag_is_added_once_and_read_back(tmp_path):
+    from rlcore.execution import enable_xla_cache, xla_cache_dir
+
+    env = {"TF_XLA_FLAGS": "--tf_xla_auto_jit=0"}
+    enable_xla_cache(tmp_path / "c", env)
+    enable_xla_cache(tmp_path / "other", env)  # an existing cache setting wins
+    assert xla_cache_dir(env) == str(tmp_path / "c") and env["TF_XLA_FLAGS"].startswith("--tf_xla_auto_jit=0 ")
+    assert xla_cache_dir({}) is None
