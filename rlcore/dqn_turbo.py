@@ -28,6 +28,7 @@ from rlcore.execution import check_device, xla_cache_dir
 STATE_SIZE, N_ACTIONS = 64, 4
 DEFAULT_SECONDS = 1.0  # the training budget when train_seconds is 0 ("train for a second")
 PHASE_IN_GRAPH = "in-graph"
+MEMORY_COLUMNS = 11  # s1 (4), s2 (4), action, reward, done
 
 
 class InGraphAdam:
@@ -70,12 +71,10 @@ class TurboAgent:
         # The games in flight.
         self.boards = tf.Variable(gtf.random_boards(self.rng, n, self.table))
         self.moves = tf.Variable(tf.zeros([n], tf.int32))
-        # The replay ring: boards, not 64-vectors (the noise is drawn when a transition is sampled).
-        self.mem_s1 = tf.Variable(tf.zeros([capacity, 4], tf.int32))
-        self.mem_s2 = tf.Variable(tf.zeros([capacity, 4], tf.int32))
-        self.mem_a = tf.Variable(tf.zeros([capacity], tf.int32))
-        self.mem_r = tf.Variable(tf.zeros([capacity], tf.float32))
-        self.mem_done = tf.Variable(tf.zeros([capacity], tf.float32))
+        # The replay ring, one int32 row per transition: s1 board (4 cells), s2 board, action, reward, done.
+        # Boards, not 64-vectors: the noise is drawn when a transition is sampled. One array keeps the
+        # compiled program small (one scatter per step, one gather per update).
+        self.memory = tf.Variable(tf.zeros([capacity, MEMORY_COLUMNS], tf.int32))
         self.mem_size = tf.Variable(0, dtype=tf.int32)
         self.mem_next = tf.Variable(0, dtype=tf.int32)
         # Counters the loop keeps for the reports.
@@ -119,8 +118,9 @@ class TurboAgent:
         cfg, n = self.cfg, self.cfg.turbo_games
         boards = self.boards.read_value()
         greedy = tf.argmax(self._q(self.online_layers, self._noisy(boards)), axis=1, output_type=tf.int32)
-        explore = self.rng.uniform([n]) < self._epsilon()
-        actions = tf.where(explore, self.rng.uniform([n], 0, N_ACTIONS, dtype=tf.int32), greedy)
+        coins = self.rng.uniform([n, 2])  # explore?, and which random action
+        explore = coins[:, 0] < self._epsilon()
+        actions = tf.where(explore, tf.cast(coins[:, 1] * N_ACTIONS, tf.int32), greedy)
         after, rewards = gtf.step(boards, actions)
         moves = self.moves + 1
         won = rewards > 0
@@ -131,9 +131,9 @@ class TurboAgent:
         ended = over | (moves >= cfg.max_moves)
 
         slots = (self.mem_next + tf.range(n)) % cfg.turbo_memory
-        for var, value in ((self.mem_s1, boards), (self.mem_s2, after), (self.mem_a, actions),
-                           (self.mem_r, rewards), (self.mem_done, tf.cast(terminal, tf.float32))):
-            var.scatter_nd_update(slots[:, None], value)
+        rows = tf.concat([boards, after, actions[:, None], tf.cast(rewards, tf.int32)[:, None],
+                          tf.cast(terminal, tf.int32)[:, None]], axis=1)
+        self.memory.scatter_nd_update(slots[:, None], rows)
         self.mem_next.assign((self.mem_next + n) % cfg.turbo_memory)
         self.mem_size.assign(tf.minimum(self.mem_size + n, cfg.turbo_memory))
 
@@ -147,17 +147,18 @@ class TurboAgent:
     def _update(self) -> tf.Tensor:
         """One gradient step on a batch from the ring (Double DQN when on); sync the target every S updates."""
         cfg = self.cfg
-        idx = self.rng.uniform([cfg.turbo_batch], 0, self.mem_size, dtype=tf.int32)
-        s1 = self._noisy(tf.gather(self.mem_s1, idx))
-        s2 = self._noisy(tf.gather(self.mem_s2, idx))
-        a, r, done = tf.gather(self.mem_a, idx), tf.gather(self.mem_r, idx), tf.gather(self.mem_done, idx)
-        q2_target = self._q(self.target_layers, s2)
+        b = cfg.turbo_batch
+        rows = tf.gather(self.memory, self.rng.uniform([b], 0, self.mem_size, dtype=tf.int32))
+        states = self._noisy(tf.concat([rows[:, 0:4], rows[:, 4:8]], axis=0))  # s1 then s2, fresh noise
+        a = rows[:, 8]
+        r, done = tf.cast(rows[:, 9], tf.float32), tf.cast(rows[:, 10], tf.float32)
+        q2_target = self._q(self.target_layers, states[b:])
         with tf.GradientTape() as tape:
             # One online pass over s1 and s2 together; only the s1 half reaches the loss's gradient.
-            q_online = self._q(self.online_layers, tf.concat([s1, s2], axis=0))
-            q1 = tf.gather(q_online[:cfg.turbo_batch], a, batch_dims=1)
+            q_online = self._q(self.online_layers, states)
+            q1 = tf.gather(q_online[:b], a, batch_dims=1)
             if cfg.turbo_double == "on":
-                a2 = tf.argmax(q_online[cfg.turbo_batch:], axis=1, output_type=tf.int32)
+                a2 = tf.argmax(q_online[b:], axis=1, output_type=tf.int32)
                 q2 = tf.gather(q2_target, a2, batch_dims=1)
             else:
                 q2 = tf.reduce_max(q2_target, axis=1)

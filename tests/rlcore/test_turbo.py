@@ -84,7 +84,9 @@ def test_a_chunk_counts_steps_games_and_updates_and_fills_the_ring():
     assert int(agent.collected) == 20
     assert int(agent.updates) == 20 * cfg.turbo_updates  # the ring holds a batch after the first step
     assert int(agent.mem_size) == 20 * 32 and int(agent.games) > 0
-    assert set(np.unique(agent.mem_r.numpy()[:640])) <= {-10.0, -1.0, 10.0}
+    rewards = agent.memory.numpy()[:640, 9]
+    assert set(np.unique(rewards)) <= {-10, -1, 10}
+    assert (agent.memory.numpy()[:640, 10] == (rewards != -1)).all()  # done at goal and pit (turbo_pit_ends)
 
 
 def test_turbo_learns_the_game_within_a_fixed_number_of_steps():
