@@ -125,7 +125,7 @@ class DQNConfig:
     turbo_sync: int = param(25, "Turbo: copy online weights to the target every this many updates.", lo=1,
                             hi=10_000_000, advanced=True)
     turbo_eps_start: float = param(1.0, "Turbo: exploration rate at the start.", lo=0.0, hi=1.0, advanced=True)
-    turbo_eps_end: float = param(0.05, "Turbo: exploration rate after the decay.", lo=0.0, hi=1.0, advanced=True)
+    turbo_eps_end: float = param(0.01, "Turbo: exploration rate after the decay.", lo=0.0, hi=1.0, advanced=True)
     turbo_eps_steps: int = param(200, "Turbo: collected steps over which exploration decays linearly.", lo=0,
                                  hi=100_000_000, advanced=True)
     turbo_pit_ends: str = param("on", "Turbo: a fall into the pit ends the value (done), as in most DQNs; the book "
