@@ -6,14 +6,9 @@ import streamlit as st
 
 from rlcore import bench
 from rlcore.config import BENCH_DEFAULTS, BENCH_PATTERNS, BenchConfig
-from rlcore.runs.store import Store
-from ui import forms, launch, sidebar
+from ui import forms, launch
 
-store = Store()
-card = sidebar.device_card()
-st.title("Benchmark lab")
-if launch.run_from_url(store):
-    st.stop()
+store, card = launch.workload_page("Benchmark lab")
 
 st.caption("Each pattern is timed on its own: the first call (trace and compile) apart, then repeated runs whose "
            "median and spread are reported. Each device runs in its own process. Several batch sizes on CPU and "
@@ -26,6 +21,6 @@ with st.expander(f"The patterns of {workload} and why they differ"):
     for name in BENCH_PATTERNS[workload]:
         example = name.replace("kN", "k100")
         st.markdown(f"**{name}** — {bench.pattern(workload, example).why}")
-defaults = {f.name: f.default for f in dataclasses.fields(BenchConfig)} | BENCH_DEFAULTS[workload]
+defaults = launch.defaults_of(BenchConfig) | BENCH_DEFAULTS[workload]
 defaults["workload"] = workload
 launch.config_and_launch(store, card, "bench", BenchConfig, defaults, link={"workload": workload})

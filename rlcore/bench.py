@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -21,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from rlcore import report
-from rlcore.config import BenchConfig
+from rlcore.config import K_STEPS_PATTERN, BenchConfig
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
@@ -95,7 +94,7 @@ WHY = {
 def pattern(workload: str, name: str) -> Pattern:
     """The catalogue entry for a workload's pattern name (``graph-k100`` means 100 steps per call)."""
     BenchConfig(workload=workload, patterns=name)  # one sentence listing the valid names if it is not one
-    k = re.match(r"^(graph|xla)-k(\d+)$", name) if workload == "hjb-step" else None
+    k = K_STEPS_PATTERN.match(name) if workload == "hjb-step" else None
     if k:
         return Pattern(workload, name, WHY[(workload, k.group(1) + "-k")], steps_per_call=int(k.group(2)))
     return Pattern(workload, name, WHY[(workload, name)])

@@ -251,7 +251,7 @@ BENCH_DEFAULTS: dict[str, dict[str, str]] = {
     "dqn-train": {"patterns": "naive,eager,graph,xla", "batch": "200", "width": "150"},
     "hjb-step": {"patterns": "eager,graph,xla,graph-k100,xla-k100", "batch": "100", "width": "8"},
 }
-_K_STEPS = re.compile(r"^(graph|xla)-k([1-9][0-9]{0,6})$")
+K_STEPS_PATTERN = re.compile(r"^(graph|xla)-k([1-9][0-9]{0,6})$")
 
 
 def _int_list(label: str, text: str, hi: int) -> tuple[int, ...]:
@@ -285,7 +285,8 @@ class BenchConfig:
     def __post_init__(self) -> None:
         check_fields(self)
         for name in self.pattern_list:
-            if name not in BENCH_PATTERNS[self.workload] and not (self.workload == "hjb-step" and _K_STEPS.match(name)):
+            k_steps = self.workload == "hjb-step" and K_STEPS_PATTERN.match(name)
+            if name not in BENCH_PATTERNS[self.workload] and not k_steps:
                 raise ConfigError(f"patterns must be among {', '.join(BENCH_PATTERNS[self.workload])} for "
                                   f"{self.workload}, not {name!r}.")
         if not self.pattern_list:

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import asdict
-from typing import Any
+from dataclasses import asdict, dataclass
 
 import keras
 import numpy as np
@@ -81,7 +80,6 @@ class TurboAgent:
         self.collected = tf.Variable(0, dtype=tf.int64)  # collected steps (each is N env steps)
         self.updates = tf.Variable(0, dtype=tf.int64)
         self.games = tf.Variable(0, dtype=tf.int64)
-        self.wins = tf.Variable(0, dtype=tf.int64)
         self.online_layers = self._dense_layers(self.online)
         self.target_layers = self._dense_layers(self.target)
         self.chunk = tf.function(self._chunk, jit_compile=cfg.turbo_xla == "on", autograph=False)
@@ -141,7 +139,6 @@ class TurboAgent:
         self.boards.assign(tf.where(ended[:, None], fresh, after))
         self.moves.assign(tf.where(ended, 0, moves))
         self.games.assign_add(tf.reduce_sum(tf.cast(ended, tf.int64)))
-        self.wins.assign_add(tf.reduce_sum(tf.cast(won, tf.int64)))
         return self.collected.assign_add(1)
 
     def _update(self) -> tf.Tensor:
@@ -255,15 +252,10 @@ def train(cfg: DQNConfig, reporter: report.Reporter | None = None) -> TrainResul
     return result
 
 
+@dataclass
 class TurboResult(TrainResult):
-    """The DQN result plus what only turbo has: compile time, XLA cache use, the number of gradient updates."""
+    """The DQN result plus what only turbo has (summary() includes these fields too)."""
 
-    def __init__(self, *, compile_seconds: float, updates: int, xla_cache: str | None, **fields: Any) -> None:
-        super().__init__(**fields)
-        self.compile_seconds = compile_seconds
-        self.updates = updates
-        self.xla_cache = xla_cache  # "hit", "miss", or None without a persistent cache
-
-    def summary(self) -> dict[str, Any]:
-        return super().summary() | {"compile_seconds": self.compile_seconds, "updates": self.updates,
-                                    "xla_cache": self.xla_cache}
+    compile_seconds: float = 0.0
+    updates: int = 0
+    xla_cache: str | None = None  # "hit", "miss", or None without a persistent cache

@@ -13,6 +13,20 @@ from rlcore.runs.store import Store
 from ui import forms, run_view, share, sidebar
 
 
+def workload_page(title: str) -> tuple[Store, dict]:
+    """How the DQN, HJB and bench pages start: the store and the device card; a ?run=ID link shows that run
+    instead of the form and stops the page."""
+    store = Store()
+    st.title(title)
+    if run_from_url(store):
+        st.stop()
+    return store, sidebar.device_card()
+
+
+def defaults_of(cls: type) -> dict[str, Any]:
+    return {f.name: f.default for f in dataclasses.fields(cls)}
+
+
 def run_from_url(store: Store) -> bool:
     """Show the run named by ?run=ID (or warn about a bad id); True when the URL named one."""
     if "run" not in st.query_params:

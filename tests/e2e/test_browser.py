@@ -40,7 +40,7 @@ def _open(browser, url: str, errors: list[str]) -> Page:
 # Opened straight at a page's path (/dqn), Streamlit's frontend first probes /dqn/_stcore/health and
 # /dqn/_stcore/host-config for a base path, gets 404 and falls back to /_stcore/ (streamlit/streamlit#7074,
 # open). Only those two probes are forgiven; any other error fails the test.
-BASE_PATH_PROBE = re.compile(r"status of 404 .*/(dqn|hjb|bench|runs)/_stcore/(health|host-config)\)$")
+BASE_PATH_PROBE = re.compile(r"status of 404 .*/[a-z]+/_stcore/(health|host-config)\)$")
 
 
 def _keep_error(message: ConsoleMessage, errors: list[str]) -> None:
