@@ -26,10 +26,10 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 from devtools.browser import chromium, served_app, wait_for_app  # noqa: E402
-from rlcore import views  # noqa: E402
 from rlcore.config import DQNConfig  # noqa: E402
 from rlcore.runs.store import ACTIVE, Store  # noqa: E402
 from rlcore.runs.worker import launch  # noqa: E402
+from ui import views  # noqa: E402
 
 
 def one_run(store: Store, cfg: DQNConfig, label: str, watch=None) -> dict:

@@ -1,8 +1,8 @@
 """The benchmark lab: a catalogue of TensorFlow patterns, a harness that times them, sweeps and the crossover.
 
 Importing this module does not import TensorFlow (the dashboard lists patterns and their "why"); a
-pattern's ``build`` does. Each device runs in its own process (``python -m rlcore bench --cells-jsonl``),
-because the device of a TensorFlow process is fixed when TensorFlow starts.
+pattern's ``build`` does. Each device runs in its own process (``python -m rlcore.bench``), because the
+device of a TensorFlow process is fixed when TensorFlow starts.
 """
 
 from __future__ import annotations
@@ -307,14 +307,37 @@ def run_device_cells(cfg: BenchConfig, device: str) -> Iterator[dict[str, Any]]:
 
 
 def _device_command(cfg: BenchConfig, device: str) -> list[str]:
-    return [sys.executable, "-m", "rlcore", "bench", "--workload", cfg.workload, "--patterns", cfg.patterns,
-            "--batch", cfg.batch, "--width", cfg.width, "--device", device, "--repeats", str(cfg.repeats),
-            "--min-seconds", repr(cfg.min_seconds), "--seed", str(cfg.seed), "--cells-jsonl"]
+    return [sys.executable, "-m", "rlcore.bench", json.dumps(asdict(cfg)), device]
+
+
+def device_main(argv: list[str]) -> int:
+    """The child process of one device (``python -m rlcore.bench CONFIG_JSON DEVICE``): its environment card,
+    then each measured cell, as one JSON line each; a device TensorFlow cannot use is one line on stderr."""
+    from rlcore.config import from_dict
+    from rlcore.execution import DeviceError, check_device, pin_device
+
+    values, device = json.loads(argv[0]), argv[1]
+    cfg = from_dict(BenchConfig, values | {"device": device})
+    pin_device(device)
+    from rlcore.environment import environment_card
+
+    try:
+        placement = check_device(device)
+    except DeviceError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    import tensorflow as tf
+
+    print(json.dumps({"environment": environment_card()}), flush=True)
+    with tf.device(placement):
+        for result in run_device_cells(cfg, device):
+            print(json.dumps(result), flush=True)
+    return 0
 
 
 def run(cfg: BenchConfig, reporter: report.Reporter | None = None) -> dict[str, Any]:
     """Measure every cell, one child process per device; report each cell as it lands. Returns the summary."""
-    from rlcore.execution import pin_device
+    from rlcore.execution import DeviceError, pin_device
 
     reporter = reporter or report.NullReporter()
     cells = plan(cfg)
@@ -335,8 +358,11 @@ def run(cfg: BenchConfig, reporter: report.Reporter | None = None) -> dict[str, 
                     environments[device] = message["environment"]
                     continue
                 results.append(message)
+                following = cells[len(results)] if len(results) < len(cells) else None
                 record = report.Record(step=len(results), wall_seconds=time.perf_counter() - start,
-                                       metrics=cell_metrics(message), progress=len(results) / len(cells))
+                                       metrics=cell_metrics(message), progress=len(results) / len(cells),
+                                       phase=f"measuring {following.pattern} at batch {following.batch:,} on "
+                                             f"{following.device}" if following else "")
                 if not reporter.on_record(record):
                     stopped = True
                     break
@@ -346,12 +372,19 @@ def run(cfg: BenchConfig, reporter: report.Reporter | None = None) -> dict[str, 
             _, err = proc.communicate()
         if not stopped and proc.returncode != 0:
             lines = err.strip().splitlines()
-            raise RuntimeError(lines[-1].removeprefix("error: ") if lines else f"the {device} bench process failed.")
+            message = lines[-1].removeprefix("error: ") if lines else f"the {device} bench process failed."
+            raise (DeviceError if proc.returncode == 2 else RuntimeError)(message)
         if stopped:
             break
+    rates = [c["steps_per_second"] for c in results]
+    fastest = max(results, key=lambda c: c["steps_per_second"]) if results else None
     summary = {"cells": results, "environment": environments.get(cfg.device_list[0], {}),
                "environments": environments, "stopped_early": stopped,
-               "crossover": {p: crossover(results, p) for p in cfg.pattern_list}}
+               "crossover": {p: crossover(results, p) for p in cfg.pattern_list},
+               "train_seconds": time.perf_counter() - start,
+               "best_pattern": fastest["pattern"] if fastest else None,
+               "best_steps_per_second": max(rates) if rates else None,
+               "speedup": max(rates) / min(rates) if rates and min(rates) > 0 else None}
     reporter.on_end(summary)
     return summary
 
@@ -367,3 +400,7 @@ def cells_table(cells: list[dict[str, Any]]):
     table["speedup"] = (table["steps_per_second"] / slowest).round(1)
     return table.round({"calls_per_second": 1, "steps_per_second": 1, "samples_per_second": 0, "iqr": 1,
                         "setup_seconds": 3, "first_call_seconds": 3})
+
+
+if __name__ == "__main__":
+    raise SystemExit(device_main(sys.argv[1:]))

@@ -1,7 +1,7 @@
-"""Command line: ``python -m rlcore dqn | hjb | bench | runs | worker | devices``.
+"""Command line: ``python -m rlcore <workload> | runs | worker | devices`` (one command per registered workload).
 
-Arguments are validated by ``rlcore.config`` before TensorFlow is imported, so a bad value
-costs nothing and prints one sentence (exit 2). The device is pinned before the import too.
+Arguments, labels and output paths are checked before TensorFlow is imported, so bad input costs nothing and
+prints one sentence (exit 2). The device is pinned before the import too.
 """
 
 from __future__ import annotations
@@ -9,49 +9,91 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rlcore import report
-from rlcore.config import HJB_PRESETS, BenchConfig, ConfigError, DQNConfig, HJBConfig, hjb_preset
-from rlcore.execution import DeviceError, enable_xla_cache, pin_device
+from rlcore import report, workloads
+from rlcore.config import LABEL_MAX, ConfigError, check_text, label_of, parse_id
+from rlcore.execution import DeviceError, prepare_process
 
 EXIT_BAD_INPUT = 2
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a bad argument is one sentence and exit 2, without the usage block."""
+    """argparse, but a bad argument is one sentence and exit 2, without the usage block, and a flag is never
+    guessed from its first letters (``--epoch`` is not ``--epochs``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(EXIT_BAD_INPUT, f"error: {message} (see {self.prog} --help)\n")
+        self.exit(EXIT_BAD_INPUT, f"error: {printable(message)} (see {self.prog} --help)\n")
 
 
-def _add_config_flags(parser: argparse.ArgumentParser, cls: type, *, unset: bool = False) -> None:
-    """One flag per config field, with its help, default and choices from the field metadata.
+def printable(text: Any) -> str:
+    """Text for a terminal: control characters (escape sequences among them) shown as �."""
+    return _CONTROL.sub("\ufffd", str(text))
 
-    With ``unset`` a flag not given stays None, so a preset can fill it in.
-    """
+
+def _style_note(styles: tuple[str, ...] | None) -> str:
+    return f" ({' / '.join(styles)} only)" if styles else ""
+
+
+def _add_config_flags(parser: argparse.ArgumentParser, workload: workloads.Workload) -> None:
+    """One flag per config field, grouped as the form groups them, with help, default, choices and the styles a
+    field applies to. A flag not given stays None, so presets and defaults fill it in and only what the user
+    typed is checked against the style."""
+    cls = workload.config
+    groups: dict[str, list[dataclasses.Field]] = {}
     for f in dataclasses.fields(cls):
-        meta = f.metadata
-        flag = "--" + (meta.get("flag") or f.name).replace("_", "-")
-        kind = {"int": int, "float": float}.get(str(f.type), str)
-        parser.add_argument(flag, dest=f.name, type=kind, default=None if unset else f.default,
-                            choices=meta.get("choices"), metavar=None if meta.get("choices") else f.name.upper(),
-                            help=f"{meta['help']} (default: {f.default if f.default != '' else 'empty'})")
-
-
-def _config_from_args(cls: type, args: argparse.Namespace) -> Any:
-    return cls(**{f.name: getattr(args, f.name) for f in dataclasses.fields(cls)})
+        groups.setdefault(f.metadata.get("group") or "Settings", []).append(f)
+    for title, members in groups.items():
+        shared = {f.metadata.get("styles") for f in members}
+        group_styles = shared.pop() if len(shared) == 1 else None
+        group = parser.add_argument_group(title + _style_note(group_styles))
+        for f in members:
+            meta = f.metadata
+            note = "" if group_styles else _style_note(meta.get("styles"))
+            default = f.default if f.default != "" else "empty"
+            metavar = None if meta.get("choices") else label_of(f).upper()
+            group.add_argument("--" + label_of(f).replace("_", "-"), dest=f.name, default=None,
+                               choices=meta.get("choices"), metavar=metavar,
+                               help=f"{meta['help']}{note} (default: {default})")
 
 
 def _given(cls: type, args: argparse.Namespace) -> dict[str, Any]:
     return {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if getattr(args, f.name) is not None}
 
 
+def writable_path(text: str, flag: str, suffix: str | None = None) -> Path:
+    """An output file checked before any work is done: named, in an existing directory, writable."""
+    if not text.strip():
+        raise ConfigError(f"{flag} needs a file name, not an empty one.")
+    path = Path(text)
+    if suffix and path.suffix != suffix:
+        raise ConfigError(f"{flag} must name a {suffix} file, not {text!r}.")
+    if path.is_dir():
+        raise ConfigError(f"{flag} names a directory ({text}); give a file name in it.")
+    if not path.parent.is_dir():
+        raise ConfigError(f"{flag} cannot be written: the directory {path.parent} does not exist.")
+    existed = path.exists()
+    try:
+        with open(path, "a"):
+            pass
+    except OSError as e:
+        raise ConfigError(f"{flag} cannot be written: {e.strerror or e} ({text}).") from None
+    if not existed:
+        path.unlink(missing_ok=True)
+    return path
+
+
 class TqdmReporter:
-    """Progress bar for the CLI: games done, last loss, window throughput, last win rate."""
+    """Progress bar for the CLI: the phase, then progress with the last loss, window throughput and result."""
 
     def __init__(self, enabled: bool = True) -> None:
         self.enabled = enabled
@@ -67,16 +109,13 @@ class TqdmReporter:
     def on_record(self, record: report.Record) -> bool:
         if self.bar is not None:
             m = record.metrics
-            if report.LOSS in m:
-                self.postfix["loss"] = f"{m[report.LOSS]:.4f}"
-            if report.ENV_STEPS_PER_S in m:
-                self.postfix["steps/s"] = f"{m[report.ENV_STEPS_PER_S]:.0f}"
-            if report.STEPS_PER_S in m:
-                self.postfix["steps/s"] = f"{m[report.STEPS_PER_S]:.0f}"
-            if report.WIN_RATE in m:
-                self.postfix["win"] = f"{m[report.WIN_RATE]:.1%}"
-            if report.HJB_MAX_REL_ERR_C in m:
-                self.postfix["err c"] = f"{m[report.HJB_MAX_REL_ERR_C]:.2%}"
+            for key, name, fmt in ((report.LOSS, "loss", "{:.4f}"), (report.ENV_STEPS_PER_S, "steps/s", "{:,.0f}"),
+                                   (report.STEPS_PER_S, "steps/s", "{:,.0f}"), (report.WIN_RATE, "win", "{:.1%}"),
+                                   (report.HJB_MAX_REL_ERR_C, "err c", "{:.2%}")):
+                if key in m:
+                    self.postfix[name] = fmt.format(m[key])
+            if record.phase:
+                self.bar.set_description(record.phase)
             self.bar.n = round(record.progress * self.bar.total)
             self.bar.set_postfix(self.postfix, refresh=True)
         return True
@@ -90,182 +129,119 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m rlcore", description="TF Training Lab: train and measure from the shell.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    dqn = sub.add_parser(
-        "dqn", help="train the book's Gridworld DQN (replay + target network)",
-        description="Train the chapter-3 DQN of 'Deep Reinforcement Learning in Action' and run the "
-                    "book's win-rate test. Defaults are the book's values.",
-    )
-    _add_config_flags(dqn, DQNConfig)
-    dqn.add_argument("--json", metavar="FILE", help="write the result as JSON here (default: none)")
-    dqn.add_argument("--save-model", metavar="FILE.keras", help="save the trained network here (default: none)")
-    dqn.add_argument("--quiet", action="store_true", help="no progress bar (default: off)")
-    _add_detach_flags(dqn)
+    for workload in workloads.all_workloads():
+        cmd = sub.add_parser(workload.kind, help=workload.title, description=workload.description)
+        fields = {f.name for f in dataclasses.fields(workload.config)}
+        if workload.presets and workload.preset_param not in fields:
+            cmd.add_argument(f"--{workload.preset_param}", choices=list(workload.presets),
+                             default=workload.default_preset,
+                             help=f"named defaults; explicit flags override them (default: {workload.default_preset})")
+        _add_config_flags(cmd, workload)
+        out = cmd.add_argument_group("Output")
+        out.add_argument("--json", metavar="FILE", help="write the result as JSON here (default: none)")
+        for output in workload.outputs:
+            out.add_argument(output.flag, metavar="FILE" + output.suffix, help=f"{output.help} (default: none)")
+        out.add_argument("--quiet", action="store_true", help="no progress bar (default: off)")
+        out.add_argument("--detach", action="store_true",
+                         help="queue the run for a background worker and print its id (default: run here)")
+        out.add_argument("--label", default="", help="a name for the stored run (default: made from its settings)")
 
-    hjb = sub.add_parser(
-        "hjb", help="solve the growth model's HJB equation with the seed's network",
-        description="Train the seed's value network on the HJB equation of the neoclassical growth model and "
-                    "judge it against the exact saddle-path solution. Defaults are the seed's values; "
-                    "--preset picks another starting point, explicit flags override it.",
-    )
-    hjb.add_argument("--preset", choices=list(HJB_PRESETS), default="seed",
-                     help="named defaults: seed (the question's code) or accurate (default: seed)")
-    _add_config_flags(hjb, HJBConfig, unset=True)
-    hjb.add_argument("--json", metavar="FILE", help="write the result as JSON here (default: none)")
-    hjb.add_argument("--quiet", action="store_true", help="no progress bar (default: off)")
-    _add_detach_flags(hjb)
-
-    bench = sub.add_parser(
-        "bench", help="time TensorFlow patterns (predict vs tf.function, eager vs graph vs XLA) per batch and device",
-        description="The benchmark lab: time each pattern of a workload over batch sizes, widths and devices. "
-                    "The first call (trace/compile) is timed apart; then --repeats runs of at least --min-seconds "
-                    "each give the median and interquartile range. Each device runs in its own process.",
-    )
-    _add_config_flags(bench, BenchConfig)
-    bench.add_argument("--json", metavar="FILE", help="write the cells and the environment as JSON here")
-    bench.add_argument("--quiet", action="store_true", help="no progress bar (default: off)")
-    bench.add_argument("--cells-jsonl", action="store_true", help=argparse.SUPPRESS)  # a device's child process
-    _add_detach_flags(bench)
-
-    runs = sub.add_parser("runs", help="list, show, export, cancel or delete stored runs ($RLCORE_HOME)")
+    runs = sub.add_parser("runs", help="list, show, export, cancel, label or delete stored runs ($RLCORE_HOME)")
     runs_sub = runs.add_subparsers(dest="runs_command", required=True, parser_class=_Parser)
     runs_list = runs_sub.add_parser("list", help="every run, newest first")
     runs_list.add_argument("--json", action="store_true", help="print JSON (default: a table)")
-    runs_show = runs_sub.add_parser("show", help="one run: status, error, config, summary")
-    runs_show.add_argument("id", type=int)
+    runs_show = runs_sub.add_parser("show", help="one run: status, verdict, error, config, summary")
+    runs_show.add_argument("id")
     runs_show.add_argument("--json", action="store_true", help="print JSON (default: text)")
     runs_export = runs_sub.add_parser("export", help="a run's metrics as CSV")
-    runs_export.add_argument("id", type=int)
+    runs_export.add_argument("id")
     runs_export.add_argument("--csv", required=True, metavar="FILE", help="where to write the CSV")
     for name, text in (("cancel", "stop a queued or running run"), ("delete", "delete a run, its metrics and files")):
-        runs_sub.add_parser(name, help=text).add_argument("id", type=int)
+        runs_sub.add_parser(name, help=text).add_argument("id")
+    for name, text in (("label", "rename a run"), ("notes", "replace a run's notes")):
+        cmd = runs_sub.add_parser(name, help=text)
+        cmd.add_argument("id")
+        cmd.add_argument("text")
 
     worker = sub.add_parser("worker", help="execute one stored run (started by --detach and the dashboard)")
-    worker.add_argument("--run", type=int, required=True, help="the run's id")
+    worker.add_argument("--run", required=True, help="the run's id")
 
     devices = sub.add_parser("devices", help="show the CPU, GPUs and TensorFlow version this machine offers")
     devices.add_argument("--json", action="store_true", help="print JSON instead of text (default: off)")
     return parser
 
 
-def _add_detach_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--detach", action="store_true",
-                        help="queue the run for a background worker and print its id (default: run here)")
-    parser.add_argument("--label", default="", help="a name for the stored run (default: none)")
+def _run_workload(workload: workloads.Workload, args: argparse.Namespace) -> int:
+    from rlcore.runs.store import default_home
+
+    fields = {f.name for f in dataclasses.fields(workload.config)}
+    preset = getattr(args, workload.preset_param, None) if workload.preset_param not in fields else None
+    try:
+        cfg = workload.make_config(_given(workload.config, args), preset)
+        label = check_text(args.label, "label", LABEL_MAX)
+        json_path = writable_path(args.json, "--json") if args.json is not None else None
+        outputs = {o: writable_path(getattr(args, _dest(o.flag)), o.flag, o.suffix)
+                   for o in workload.outputs if getattr(args, _dest(o.flag)) is not None}
+    except ConfigError as e:
+        return _fail(str(e))
+    if args.detach:
+        return _detach(workload.kind, cfg, label, preset)
+    prepare_process(",".join(workloads.devices_of(cfg)), default_home())
+    from rlcore.environment import environment_card
+
+    try:
+        outcome = workload.train(cfg, TqdmReporter(enabled=not args.quiet))
+    except DeviceError as e:
+        return _fail(str(e))
+    verdict = workload.judge(cfg, outcome.summary)
+    summary = outcome.summary | {"verdict": dataclasses.asdict(verdict), "environment": environment_card()}
+    for output, path in outputs.items():
+        _write(path, outcome.artifacts[output.artifact], output.flag)
+    if json_path:
+        _write(json_path, json.dumps(summary, indent=2).encode(), "--json")
+    if workload.describe:
+        print(workload.describe(cfg, summary))
+    print(verdict.text)
+    return 0
 
 
-def _detach(kind: str, cfg: Any, label: str) -> int:
+def _dest(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
+
+
+def _write(path: Path, data: bytes, flag: str) -> None:
+    """Write a result; if the file became unwritable during training, say so and keep the result in the store's
+    home instead of losing it."""
+    try:
+        path.write_bytes(data)
+    except OSError as e:
+        from rlcore.runs.store import default_home
+
+        keep = default_home() / "unsaved" / path.name
+        keep.parent.mkdir(parents=True, exist_ok=True)
+        keep.write_bytes(data)
+        print(f"error: {flag} could not be written ({e.strerror or e}); the result is kept in {keep}.",
+              file=sys.stderr)
+
+
+def _detach(kind: str, cfg: Any, label: str, preset: str | None) -> int:
     from rlcore.runs.store import Store
     from rlcore.runs.worker import launch
 
     store = Store()
-    run_id = store.create_run(kind, cfg, label)
+    run_id = store.create_run(kind, cfg, label, preset=preset)
     launch(store, run_id)
+    run = store.get_run(run_id)
+    if run is not None and run.status == "failed":
+        return _fail(f"run {run_id} could not start: {run.error}")
     print(f"queued run {run_id} in {store.path}; follow it with: python -m rlcore runs show {run_id}")
     print(run_id)
     return 0
 
 
-def _run_dqn(args: argparse.Namespace) -> int:
-    try:
-        cfg = _config_from_args(DQNConfig, args)
-    except ConfigError as e:
-        return _fail(str(e))
-    if args.save_model and not args.save_model.endswith(".keras"):
-        return _fail(f"--save-model must name a .keras file, not {args.save_model!r}.")
-    if args.detach:
-        return _detach("dqn", cfg, args.label)
-    pin_device(cfg.device)
-    if cfg.exec_mode == "turbo":
-        from rlcore.runs.store import default_home
-
-        enable_xla_cache(default_home() / "xla_cache")
-    from rlcore import dqn
-    from rlcore.environment import environment_card
-
-    try:
-        result = dqn.train(cfg, TqdmReporter(enabled=not args.quiet))
-    except DeviceError as e:
-        return _fail(str(e))
-    summary = result.summary() | {"environment": environment_card()}
-    if args.save_model:
-        dqn.save_model(result.agent, args.save_model)
-    if args.json:
-        Path(args.json).write_text(json.dumps(summary, indent=2))
-    if cfg.exec_mode == "turbo":
-        print(f"compiled the loop in {result.compile_seconds:.1f} s (XLA cache: {result.xla_cache or 'off'}).")
-    print(f"{result.games} games, {result.steps} steps in {result.train_seconds:.1f} s "
-          f"({result.steps_per_second:.0f} steps/s, {cfg.exec_mode} on {cfg.device}); "
-          f"win rate {result.win_rate:.1%} on {cfg.test_games} test games.")
-    return 0
-
-
-def _run_hjb(args: argparse.Namespace) -> int:
-    try:
-        cfg = hjb_preset(args.preset, **_given(HJBConfig, args))
-    except ConfigError as e:
-        return _fail(str(e))
-    if args.detach:
-        return _detach("hjb", cfg, args.label)
-    pin_device(cfg.device)
-    from rlcore import hjb
-    from rlcore.environment import environment_card
-
-    try:
-        result = hjb.train(cfg, TqdmReporter(enabled=not args.quiet))
-    except DeviceError as e:
-        return _fail(str(e))
-    if args.json:
-        Path(args.json).write_text(json.dumps(result.summary() | {"environment": environment_card()}, indent=2))
-    acc = result.accuracy
-    print(f"{result.steps} steps in {result.train_seconds:.1f} s ({result.steps_per_second:.0f} steps/s, "
-          f"{cfg.exec_mode}, {cfg.steps_per_call} per call, first call {result.first_call_seconds:.2f} s); "
-          f"max relative error V {acc.max_rel_err_V:.3%}, c {acc.max_rel_err_c:.3%}.")
-    return 0
-
-
-def _run_bench(args: argparse.Namespace) -> int:
-    try:
-        cfg = _config_from_args(BenchConfig, args)
-    except ConfigError as e:
-        return _fail(str(e))
-    if args.cells_jsonl:
-        return _bench_device_cells(cfg)
-    if args.detach:
-        return _detach("bench", cfg, args.label)
-    from rlcore import bench
-
-    try:
-        summary = bench.run(cfg, TqdmReporter(enabled=not args.quiet))
-    except RuntimeError as e:
-        return _fail(str(e))
-    if args.json:
-        Path(args.json).write_text(json.dumps(summary, indent=2))
-    print(bench.cells_table(summary["cells"]).to_string(index=False))
-    return 0
-
-
-def _bench_device_cells(cfg: BenchConfig) -> int:
-    """The child of one device: measure its cells here and print each as one JSON line."""
-    (device,) = cfg.device_list
-    pin_device(device)
-    from rlcore import bench
-    from rlcore.environment import environment_card
-    from rlcore.execution import check_device
-
-    try:
-        placement = check_device(device)
-    except DeviceError as e:
-        return _fail(str(e))
-    import tensorflow as tf
-
-    print(json.dumps({"environment": environment_card()}), flush=True)
-    with tf.device(placement):
-        for result in bench.run_device_cells(cfg, device):
-            print(json.dumps(result), flush=True)
-    return 0
-
-
 def _run_devices(args: argparse.Namespace) -> int:
+    from rlcore.execution import pin_device
+
     pin_device("gpu")  # look at everything TensorFlow can see
     from rlcore.environment import environment_card
 
@@ -291,54 +267,89 @@ def _run_runs(args: argparse.Namespace) -> int:
         elif not runs:
             print(f"no runs yet in {store.path}; start one with --detach, e.g. python -m rlcore dqn --detach")
         else:
-            print(f"{'id':>4}  {'kind':4}  {'status':9}  {'style':6}  {'device':6}  label")
+            print(f"{'id':>4}  {'kind':5}  {'status':9}  {'style':9}  {'device':6}  label")
             for r in runs:
-                print(f"{r.id:>4}  {r.kind:4}  {r.status:9}  {r.config.get('exec_mode', ''):6}  "
-                      f"{r.config.get('device', ''):6}  {r.label}")
+                style = workloads.style_of(r.kind, r.config)
+                print(printable(f"{r.id:>4}  {r.kind:5}  {r.status:9}  {style:9}  {r.config.get('device', ''):6}  "
+                                f"{r.label[:80]}"))
         return 0
-    run = store.get_run(args.id)
+    try:
+        run_id = parse_id(args.id)
+    except ConfigError as e:
+        return _fail(str(e))
+    run = store.get_run(run_id)
     if run is None:
-        return _fail(f"run {args.id} does not exist in {store.path}.")
+        return _fail(f"run {run_id} does not exist in {store.path}.")
     if args.runs_command == "show":
-        details = run.to_dict() | {"metric_rows": store.metric_count(run.id)}
+        verdict = _verdict(run)
+        details = run.to_dict() | {"verdict": verdict, "metric_rows": store.metric_count(run.id)}
         if args.json:
             print(json.dumps(details, indent=2))
         else:
-            print(f"run {run.id} ({run.kind}, {run.label or 'no label'}): {run.status}"
-                  + (f" — {run.error}" if run.error else "") + f"; {details['metric_rows']} metric rows")
+            print(printable(f"run {run.id} ({run.kind}, {run.label}): {run.status}"
+                            + (f" — {run.error}" if run.error else "") + f"; {details['metric_rows']:,} metric rows"))
+            if verdict:
+                print(printable(verdict["text"]))
         return 0
     if args.runs_command == "export":
-        store.metrics(run.id).to_csv(args.csv, index=False)
-        print(f"wrote {store.metric_count(run.id)} metric rows of run {run.id} to {args.csv}")
+        try:
+            path = writable_path(args.csv, "--csv")
+        except ConfigError as e:
+            return _fail(str(e))
+        store.metrics(run.id).to_csv(path, index=False)
+        print(f"wrote {store.metric_count(run.id):,} metric rows of run {run.id} to {path}")
         return 0
     if args.runs_command == "cancel":
         print(f"run {run.id}: {cancel(store, run.id)}")
         return 0
     try:
-        store.delete_run(run.id)
-    except ValueError as e:
+        if args.runs_command == "label":
+            store.set_label(run.id, args.text)
+        elif args.runs_command == "notes":
+            store.set_notes(run.id, args.text)
+        else:
+            store.delete_run(run.id)
+    except (ConfigError, ValueError) as e:
         return _fail(str(e))
-    print(f"deleted run {run.id}")
+    print(f"{'deleted' if args.runs_command == 'delete' else 'updated'} run {run.id}")
     return 0
 
 
+def _verdict(run: Any) -> dict[str, str] | None:
+    if run.status not in ("done", "cancelled") or not run.summary:
+        return None
+    workload = workloads.get(run.kind)
+    return dataclasses.asdict(workload.judge(workload.make_config(run.config), run.summary))
+
+
 def _run_brief(run: Any) -> dict[str, Any]:
-    return {k: getattr(run, k) for k in ("id", "kind", "status", "label", "created", "started", "finished", "error")}
+    return {k: getattr(run, k) for k in ("id", "kind", "status", "label", "preset", "created", "started", "finished",
+                                         "error")} | {"verdict": _verdict(run)}
 
 
 def _run_worker(args: argparse.Namespace) -> int:
     from rlcore.runs.worker import run_worker
 
-    return run_worker(args.run)
+    try:
+        run_id = parse_id(args.run)
+    except ConfigError as e:
+        return _fail(str(e))
+    return run_worker(run_id)
 
 
 def _fail(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
+    print(f"error: {printable(message)}", file=sys.stderr)
     return EXIT_BAD_INPUT
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from rlcore.runs.store import StoreError
+
     args = build_parser().parse_args(argv)
-    commands = {"dqn": _run_dqn, "hjb": _run_hjb, "bench": _run_bench, "devices": _run_devices, "runs": _run_runs,
-                "worker": _run_worker}
-    return commands[args.command](args)
+    commands = {"devices": _run_devices, "runs": _run_runs, "worker": _run_worker}
+    try:
+        if args.command in commands:
+            return commands[args.command](args)
+        return _run_workload(workloads.get(args.command), args)
+    except StoreError as e:
+        return _fail(str(e))

@@ -10,15 +10,24 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from rlcore.execution import DEVICES, EXEC_MODES
+from rlcore.execution import BOOK_STYLES, COMPILED_STYLES, DEVICES, EXEC_MODES, ExecMode
 from rlcore.gridworld import MODES
 
 
 class ConfigError(ValueError):
-    """An invalid configuration value; the message is one sentence meant for the user."""
+    """An invalid configuration value; the message is one sentence meant for the user.
+
+    ``field`` names the setting the sentence is about (the first one, for a rule over several), so a
+    form can show it beside that field.
+    """
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def param(
@@ -30,120 +39,201 @@ def param(
     choices: tuple[str, ...] | None = None,
     flag: str | None = None,
     advanced: bool = False,
+    styles: tuple[str, ...] | None = None,
+    group: str = "",
 ) -> Any:
-    """A config field with its help text, inclusive bounds or choices, and CLI flag name."""
-    meta = {"help": help, "lo": lo, "hi": hi, "choices": choices, "flag": flag, "advanced": advanced}
+    """A config field with its help text, inclusive bounds or choices, CLI flag name, and the execution styles it
+    applies to (None: every style). ``group`` gathers fields in the form and in ``--help``."""
+    meta = {"help": help, "lo": lo, "hi": hi, "choices": choices, "flag": flag, "advanced": advanced,
+            "styles": styles, "group": group}
     return field(default=default, metadata=meta)
+
+
+def label_of(f: dataclasses.Field) -> str:
+    """The name users see and type: the CLI flag / URL name (``lr``, ``batch``) or the field's own."""
+    return f.metadata.get("flag") or f.name
+
+
+def number_text(value: Any) -> str:
+    """A number as a sentence shows it: integers exactly with thousands separators (a 400-digit one by its
+    length), other numbers in their shortest exact form."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        digits = len(str(abs(value)))
+        return f"{value:,}" if digits <= 30 else f"a {digits}-digit number"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return f"{int(value):,}"
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+STYLE_FIELD = "exec_mode"
+
+
+def applies(f: dataclasses.Field, style: str | None) -> bool:
+    """Whether a field means anything for a style (fields without ``styles`` apply to all)."""
+    styles = f.metadata.get("styles")
+    return styles is None or style is None or style in styles
+
+
+def style_of(cfg: Any) -> str | None:
+    return getattr(cfg, STYLE_FIELD, None)
 
 
 def _check_field(f: dataclasses.Field, value: Any) -> None:
     meta = f.metadata
-    label = meta.get("flag") or f.name
+    label = label_of(f)
     if f.type in ("str", str) and meta.get("choices") is None:
         if not isinstance(value, str):
-            raise ConfigError(f"{label} must be text, not {value!r}.")
+            raise ConfigError(f"{label} must be text, not {value!r}.", f.name)
         return  # free text (such as a comma-separated list) is checked by its config's __post_init__
     if meta.get("choices") is not None:
         if value not in meta["choices"]:
-            raise ConfigError(f"{label} must be one of {', '.join(meta['choices'])}, not {value!r}.")
+            raise ConfigError(f"{label} must be one of {', '.join(meta['choices'])}, not {value!r}.", f.name)
         return
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError(f"{label} must be a number, not {value!r}.")
+        raise ConfigError(f"{label} must be a number, not {value!r}.", f.name)
     if f.type in ("int", int) and not isinstance(value, int):
-        raise ConfigError(f"{label} must be a whole number, not {value!r}.")
-    if not math.isfinite(value):
-        raise ConfigError(f"{label} must be a finite number, not {value!r}.")
+        raise ConfigError(f"{label} must be a whole number, not {number_text(value)}.", f.name)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"{label} must be a finite number, not {value!r}.", f.name)
     lo, hi = meta.get("lo"), meta.get("hi")
     if lo is not None and value < lo:
-        raise ConfigError(f"{label} must be at least {lo:g}, not {value:g}.")
+        raise ConfigError(f"{label} must be at least {number_text(lo)}, not {number_text(value)}.", f.name)
     if hi is not None and value > hi:
-        raise ConfigError(f"{label} must be at most {hi:g}, not {value:g}.")
+        raise ConfigError(f"{label} must be at most {number_text(hi)}, not {number_text(value)}.", f.name)
+
+
+def check_value(f: dataclasses.Field, value: Any) -> Any:
+    """One field's value (text from a link or the CLI, or a typed value) parsed and checked on its own."""
+    value = _coerce(f, value)
+    _check_field(f, value)
+    return value
 
 
 def check_fields(cfg: Any) -> None:
-    """Check every field of a config dataclass against its metadata (bounds, choices, type)."""
+    """Check every field that applies to the config's style against its metadata (bounds, choices, type); a
+    field that does not apply must keep its default, so no setting is silently ignored."""
+    style = style_of(cfg)
+    if style is not None:
+        _check_field(next(f for f in dataclasses.fields(cfg) if f.name == STYLE_FIELD), style)
     for f in dataclasses.fields(cfg):
-        _check_field(f, getattr(cfg, f.name))
+        value = getattr(cfg, f.name)
+        if applies(f, style):
+            _check_field(f, value)
+        elif value != f.default:
+            raise ConfigError(f"{label_of(f)} does not apply to the {style} style (it applies to "
+                              f"{', '.join(f.metadata['styles'])}); leave it at its default.", f.name)
 
 
-DQN_EXEC_MODES = (*EXEC_MODES, "turbo")
+def applicable_fields(cls_or_cfg: Any, style: str | None = None) -> list[dataclasses.Field]:
+    """The fields that mean something for ``style`` (by default the config's own style)."""
+    style = style if style is not None else style_of(cls_or_cfg) if not isinstance(cls_or_cfg, type) else None
+    return [f for f in dataclasses.fields(cls_or_cfg) if applies(f, style)]
+
+
+DQN_EXEC_MODES = EXEC_MODES
+TURBO = (ExecMode.TURBO.value,)
 
 
 @dataclass(frozen=True)
 class DQNConfig:
-    """The book's final chapter-3 DQN (replay + target network); defaults are the book's values."""
+    """The book's final chapter-3 DQN (replay + target network); defaults are the book's values.
+
+    Fields say which styles they apply to: the book's loop (naive, eager, graph, xla) or turbo (the game and
+    loop in one compiled graph, tuned for the fastest learning per second rather than the book's values).
+    """
 
     # Game
-    mode: str = param("random", "Board set-up of every game: static, player or random.", choices=MODES)
-    epochs: int = param(5000, "Games to train for (one epoch = one game).", lo=1, hi=10_000_000)
-    max_moves: int = param(51, "Moves at most per training game (the book's mov > 50 cut).", lo=1, hi=10_000)
+    mode: str = param("random", "Board set-up of every game: static, player or random.", choices=MODES,
+                      group="Game")
+    epochs: int = param(5000, "Games to train for (one epoch = one game).", lo=1, hi=10_000_000,
+                        styles=BOOK_STYLES, group="Game")
+    max_moves: int = param(51, "Moves at most per training game (the book's mov > 50 cut).", lo=1, hi=10_000,
+                           group="Game")
     # Learning
-    gamma: float = param(0.9, "Discount factor of the TD target.", lo=0.0, hi=1.0)
-    epsilon: float = param(0.3, "Constant exploration rate of the epsilon-greedy policy.", lo=0.0, hi=1.0)
-    learning_rate: float = param(1e-3, "Adam learning rate.", lo=1e-8, hi=1.0, flag="lr")
-    hidden1: int = param(150, "Units of the first hidden layer.", lo=1, hi=4096, advanced=True)
-    hidden2: int = param(100, "Units of the second hidden layer.", lo=1, hi=4096, advanced=True)
+    gamma: float = param(0.9, "Discount factor of the TD target.", lo=0.0, hi=1.0, group="Learning")
+    epsilon: float = param(0.3, "Constant exploration rate of the epsilon-greedy policy.", lo=0.0, hi=1.0,
+                           styles=BOOK_STYLES, group="Learning")
+    learning_rate: float = param(1e-3, "Adam learning rate.", lo=1e-8, hi=1.0, flag="lr", styles=BOOK_STYLES,
+                                 group="Learning")
+    hidden1: int = param(150, "Units of the first hidden layer.", lo=1, hi=4096, advanced=True,
+                         styles=BOOK_STYLES, group="Learning")
+    hidden2: int = param(100, "Units of the second hidden layer.", lo=1, hi=4096, advanced=True,
+                         styles=BOOK_STYLES, group="Learning")
     # Replay and target network
-    memory_size: int = param(1000, "Replay memory capacity (FIFO).", lo=1, hi=10_000_000, flag="memory")
+    memory_size: int = param(1000, "Replay memory capacity (FIFO).", lo=1, hi=10_000_000, flag="memory",
+                             styles=BOOK_STYLES, group="Replay and target network")
     batch_size: int = param(200, "Transitions per gradient step, sampled without replacement.", lo=1,
-                            hi=1_000_000, flag="batch")
+                            hi=1_000_000, flag="batch", styles=BOOK_STYLES, group="Replay and target network")
     sync_every: int = param(500, "Copy online weights to the target every this many steps (checked on "
-                            "training steps).", lo=1, hi=10_000_000, flag="sync")
+                            "training steps).", lo=1, hi=10_000_000, flag="sync", styles=BOOK_STYLES,
+                            group="Replay and target network")
     train_noise: float = param(0.01, "Scale of the uniform noise added to training states (the book's /100).",
-                               lo=0.0, hi=10.0, advanced=True)
+                               lo=0.0, hi=10.0, advanced=True, styles=BOOK_STYLES,
+                               group="Replay and target network")
     # Evaluation: the book's test
     test_noise: float = param(0.1, "Scale of the state noise in the win-rate test (the book's /10).",
-                              lo=0.0, hi=10.0, advanced=True)
-    test_games: int = param(1000, "Games in the win-rate test.", lo=1, hi=1_000_000, advanced=True)
-    test_max_moves: int = param(16, "Moves at most per test game.", lo=1, hi=10_000, advanced=True)
+                              lo=0.0, hi=10.0, advanced=True, group="Evaluation")
+    test_games: int = param(1000, "Games in the win-rate test.", lo=1, hi=1_000_000, advanced=True,
+                            group="Evaluation")
+    test_max_moves: int = param(16, "Moves at most per test game.", lo=1, hi=10_000, advanced=True,
+                                group="Evaluation")
     eval_every: int = param(1000, "Run the win-rate test every this many games during training (0 = only "
-                            "at the end).", lo=0, hi=10_000_000, advanced=True)
+                            "at the end).", lo=0, hi=10_000_000, advanced=True, styles=BOOK_STYLES,
+                            group="Evaluation")
     # Execution
-    exec_mode: str = param("graph", "Execution style: naive, eager, graph, xla, or turbo (game and loop in one "
-                           "compiled graph, many games at once; trains for train_seconds).", choices=DQN_EXEC_MODES,
-                           flag="exec")
+    exec_mode: str = param("graph", "Execution style: naive, eager, graph, xla (the book's loop), or turbo (game "
+                           "and loop in one compiled graph, many games at once, for train_seconds).",
+                           choices=EXEC_MODES, flag="exec", group="Execution")
     device: str = param("cpu", "Device: cpu or gpu (gpu fails clearly when TensorFlow sees none).",
-                        choices=DEVICES)
-    seed: int = param(0, "Seed of boards, noise, exploration, sampling and weights.", lo=0, hi=2**31 - 1)
-    # Turbo (exec turbo only): tuned for the fastest learning per second, not the book's values.
-    train_seconds: float = param(0.0, "Turbo: training wall time in seconds (0 = 1 s); epochs and eval_every "
-                                 "do not apply.", lo=0.0, hi=86_400.0, advanced=True)
-    turbo_games: int = param(512, "Turbo: games played in parallel.", lo=1, hi=1_000_000, advanced=True)
-    turbo_updates: int = param(2, "Turbo: gradient updates per collected step (one move of every game).", lo=1,
-                               hi=1000, advanced=True)
-    turbo_chunk: int = param(25, "Turbo: collected steps per compiled call (reports come between calls).", lo=1,
-                             hi=1_000_000, advanced=True)
-    turbo_batch: int = param(256, "Turbo: transitions per gradient update, sampled with replacement.", lo=1,
-                             hi=1_000_000, advanced=True)
-    turbo_memory: int = param(50_000, "Turbo: replay ring capacity in transitions.", lo=1, hi=100_000_000,
-                              advanced=True)
-    turbo_hidden1: int = param(64, "Turbo: units of the first hidden layer.", lo=1, hi=4096, advanced=True)
-    turbo_hidden2: int = param(64, "Turbo: units of the second hidden layer.", lo=1, hi=4096, advanced=True)
-    turbo_lr: float = param(1e-2, "Turbo: Adam learning rate.", lo=1e-8, hi=1.0, advanced=True)
-    turbo_noise: float = param(0.1, "Turbo: scale of the training state noise (the book trains with 0.01 but "
-                               "tests with 0.1; turbo trains as it is tested).", lo=0.0, hi=10.0, advanced=True)
-    turbo_sync: int = param(25, "Turbo: copy online weights to the target every this many updates.", lo=1,
-                            hi=10_000_000, advanced=True)
-    turbo_eps_start: float = param(1.0, "Turbo: exploration rate at the start.", lo=0.0, hi=1.0, advanced=True)
-    turbo_eps_end: float = param(0.01, "Turbo: exploration rate after the decay.", lo=0.0, hi=1.0, advanced=True)
-    turbo_eps_steps: int = param(200, "Turbo: collected steps over which exploration decays linearly.", lo=0,
-                                 hi=100_000_000, advanced=True)
-    turbo_pit_ends: str = param("on", "Turbo: a fall into the pit ends the value (done), as in most DQNs; the book "
-                                "marks only the goal as done.", choices=("on", "off"), advanced=True)
-    turbo_double: str = param("on", "Turbo: Double DQN targets (the online net picks, the target net values).",
-                              choices=("on", "off"), advanced=True)
-    turbo_xla: str = param("on", "Turbo: compile the loop with XLA.", choices=("on", "off"), advanced=True)
+                        choices=DEVICES, group="Execution")
+    seed: int = param(0, "Seed of boards, noise, exploration, sampling and weights.", lo=0, hi=2**31 - 1,
+                      group="Execution")
+    # Turbo: tuned for the fastest learning per second, not the book's values.
+    train_seconds: float = param(1.0, "Training wall time in seconds (the trace and compile are timed apart).",
+                                 lo=0.01, hi=86_400.0, styles=TURBO, group="Turbo")
+    turbo_games: int = param(512, "Games played in parallel.", lo=1, hi=1_000_000, styles=TURBO, group="Turbo")
+    turbo_updates: int = param(2, "Gradient updates per collected step (one move of every game).", lo=1,
+                               hi=1000, advanced=True, styles=TURBO, group="Turbo")
+    turbo_chunk: int = param(25, "Collected steps per compiled call (reports come between calls).", lo=1,
+                             hi=1_000_000, advanced=True, styles=TURBO, group="Turbo")
+    turbo_batch: int = param(256, "Transitions per gradient update, sampled with replacement.", lo=1,
+                             hi=1_000_000, styles=TURBO, group="Turbo")
+    turbo_memory: int = param(50_000, "Replay ring capacity in transitions.", lo=1, hi=100_000_000,
+                              styles=TURBO, group="Turbo")
+    turbo_hidden1: int = param(64, "Units of the first hidden layer.", lo=1, hi=4096, advanced=True,
+                               styles=TURBO, group="Turbo")
+    turbo_hidden2: int = param(64, "Units of the second hidden layer.", lo=1, hi=4096, advanced=True,
+                               styles=TURBO, group="Turbo")
+    turbo_lr: float = param(1e-2, "Adam learning rate.", lo=1e-8, hi=1.0, styles=TURBO, group="Turbo")
+    turbo_noise: float = param(0.1, "Scale of the training state noise (the book trains with 0.01 but tests "
+                               "with 0.1; turbo trains as it is tested).", lo=0.0, hi=10.0, advanced=True,
+                               styles=TURBO, group="Turbo")
+    turbo_sync: int = param(25, "Copy online weights to the target every this many updates.", lo=1,
+                            hi=10_000_000, advanced=True, styles=TURBO, group="Turbo")
+    turbo_eps_start: float = param(1.0, "Exploration rate at the start.", lo=0.0, hi=1.0, advanced=True,
+                                   styles=TURBO, group="Turbo")
+    turbo_eps_end: float = param(0.01, "Exploration rate after the decay.", lo=0.0, hi=1.0, advanced=True,
+                                 styles=TURBO, group="Turbo")
+    turbo_eps_steps: int = param(200, "Collected steps over which exploration decays linearly.", lo=0,
+                                 hi=100_000_000, advanced=True, styles=TURBO, group="Turbo")
+    turbo_pit_ends: str = param("on", "A fall into the pit ends the value (done), as in most DQNs; the book "
+                                "marks only the goal as done.", choices=("on", "off"), advanced=True,
+                                styles=TURBO, group="Turbo")
+    turbo_double: str = param("on", "Double DQN targets (the online net picks, the target net values).",
+                              choices=("on", "off"), advanced=True, styles=TURBO, group="Turbo")
+    turbo_xla: str = param("on", "Compile the loop with XLA.", choices=("on", "off"), advanced=True,
+                           styles=TURBO, group="Turbo")
 
     def __post_init__(self) -> None:
         check_fields(self)
-        if self.exec_mode == "turbo" and self.turbo_batch > self.turbo_memory:
-            raise ConfigError(f"turbo_batch must not exceed turbo_memory ({self.turbo_batch} > "
-                              f"{self.turbo_memory}).")
-        if self.batch_size > self.memory_size:
+        if self.exec_mode in TURBO:
+            if self.turbo_batch > self.turbo_memory:
+                raise ConfigError(f"turbo_batch must not exceed turbo_memory ({self.turbo_batch:,} > "
+                                  f"{self.turbo_memory:,}).", "turbo_batch")
+        elif self.batch_size > self.memory_size:
             raise ConfigError(
-                f"batch must not exceed memory ({self.batch_size} > {self.memory_size}): "
-                "the batch is drawn without replacement from the replay memory."
-            )
+                f"batch must not exceed memory ({self.batch_size:,} > {self.memory_size:,}): "
+                "the batch is drawn without replacement from the replay memory.", "batch_size")
 
     @property
     def warmup(self) -> int:
@@ -206,17 +296,18 @@ class HJBConfig:
         check_fields(self)
         if self.gamma == 1.0:
             raise ConfigError("gamma must not be 1: that is log utility, which u(c) = c^(1-gamma)/(1-gamma) "
-                              "does not cover.")
+                              "does not cover.", "gamma")
         if self.k_min <= 0:
-            raise ConfigError(f"k_min must be positive, not {self.k_min:g}.")
+            raise ConfigError(f"k_min must be positive, not {number_text(self.k_min)}.", "k_min")
         if self.k_min >= self.k_max:
-            raise ConfigError(f"k_min must be below k_max ({self.k_min:g} >= {self.k_max:g}).")
-        if self.exec_mode == "eager" and self.steps_per_call > 1:
+            raise ConfigError(f"k_min must be below k_max ({number_text(self.k_min)} >= {number_text(self.k_max)}).",
+                              "k_min")
+        if self.exec_mode not in COMPILED_STYLES and self.steps_per_call > 1:
             raise ConfigError("steps_per_call above 1 needs a compiled style (graph or xla): eager runs one "
-                              "Python step at a time.")
+                              "Python step at a time.", "steps_per_call")
         if self.lr_schedule != "constant" and self.lr_final > self.learning_rate:
-            raise ConfigError(f"lr_final must not exceed lr when the rate decays ({self.lr_final:g} > "
-                              f"{self.learning_rate:g}).")
+            raise ConfigError(f"lr_final must not exceed lr when the rate decays ({number_text(self.lr_final)} > "
+                              f"{number_text(self.learning_rate)}).", "lr_final")
 
 
 # Named starting points; explicit values override them.
@@ -256,9 +347,9 @@ K_STEPS_PATTERN = re.compile(r"^(graph|xla)-k([1-9][0-9]{0,6})$")
 
 def _int_list(label: str, text: str, hi: int) -> tuple[int, ...]:
     parts = [p.strip() for p in text.split(",") if p.strip()]
-    if not parts or not all(p.isdigit() and 1 <= int(p) <= hi for p in parts):
+    if not parts or not all(DIGITS.fullmatch(p) and 1 <= int(p) <= hi for p in parts):
         raise ConfigError(f"{label} must be whole numbers from 1 to {hi:,} separated by commas, like 1,100,10000, "
-                          f"not {text!r}.")
+                          f"not {text!r}.", label)
     return tuple(dict.fromkeys(int(p) for p in parts))
 
 
@@ -288,13 +379,14 @@ class BenchConfig:
             k_steps = self.workload == "hjb-step" and K_STEPS_PATTERN.match(name)
             if name not in BENCH_PATTERNS[self.workload] and not k_steps:
                 raise ConfigError(f"patterns must be among {', '.join(BENCH_PATTERNS[self.workload])} for "
-                                  f"{self.workload}, not {name!r}.")
+                                  f"{self.workload}, not {name!r}.", "patterns")
         if not self.pattern_list:
-            raise ConfigError(f"patterns must name at least one of {', '.join(BENCH_PATTERNS[self.workload])}.")
+            raise ConfigError(f"patterns must name at least one of {', '.join(BENCH_PATTERNS[self.workload])}.",
+                              "patterns")
         _ = self.batch_list, self.width_list
         devices = self.device_list
         if not devices or any(d not in DEVICES for d in devices):
-            raise ConfigError(f"device must be cpu, gpu or cpu,gpu, not {self.device!r}.")
+            raise ConfigError(f"device must be cpu, gpu or cpu,gpu, not {self.device!r}.", "device")
 
     def _or_default(self, name: str) -> str:
         return getattr(self, name).strip() or BENCH_DEFAULTS[self.workload][name]
@@ -324,22 +416,80 @@ def from_dict(cls: type[Config], values: dict[str, Any]) -> Config:
     names = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     unknown = sorted(set(values) - set(names))
     if unknown:
-        raise ConfigError(f"Unknown setting {unknown[0]!r}; known settings are {', '.join(names)}.")
+        raise ConfigError(f"Unknown setting {unknown[0]!r}; known settings are {', '.join(names)}.", unknown[0])
     coerced = {k: _coerce(names[k], v) for k, v in values.items()}
     return cls(**coerced)
 
 
+# Text a person typed is stored as typed but must be readable by everyone it is shown to: no terminal escapes
+# or other control characters, no bidirectional overrides that reorder what follows, no undecodable bytes.
+_BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+LABEL_MAX, NOTES_MAX = 200, 5000  # characters of a run's label and notes
+
+
+def check_text(text: Any, what: str, max_length: int, *, multiline: bool = False) -> str:
+    """User text (a label, notes) checked as stored: valid UTF-8, printable, at most ``max_length`` characters.
+    Returns it without surrounding spaces, or raises one sentence."""
+    if not isinstance(text, str):
+        raise ConfigError(f"{what} must be text, not {type(text).__name__}.", what)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ConfigError(f"{what} must be valid UTF-8 text (it holds bytes that are not).", what) from None
+    text = text.strip()
+    if len(text) > max_length:
+        raise ConfigError(f"{what} must be at most {max_length:,} characters, not {len(text):,}.", what)
+    allowed = "\n\t" if multiline else ""
+    for char in text:
+        if (unicodedata.category(char) == "Cc" and char not in allowed) or char in _BIDI:
+            raise ConfigError(f"{what} must be printable text, without control characters such as "
+                              f"U+{ord(char):04X}.", what)
+    return text
+
+
+DIGITS = re.compile(r"[0-9]+", re.ASCII)
+_INT = re.compile(r"[+-]?[0-9]+", re.ASCII)
+_FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|infinity|nan)",
+                    re.ASCII | re.IGNORECASE)
+MAX_ID = 2**63 - 1  # SQLite's largest integer
+
+
+def parse_int(text: str, label: str) -> int:
+    """A whole number written in ASCII digits (``²`` or ``٣`` are not), or one sentence."""
+    text = text.strip()
+    if not _INT.fullmatch(text):
+        raise ConfigError(f"{label} must be a whole number, not {text[:40]!r}.", label)
+    return int(text)
+
+
+def parse_float(text: str, label: str) -> float:
+    """A number written in ASCII (``1e-3``, ``0.5``), or one sentence."""
+    text = text.strip()
+    if not _FLOAT.fullmatch(text):
+        raise ConfigError(f"{label} must be a number, not {text[:40]!r}.", label)
+    return float(text)
+
+
+def parse_id(text: str, what: str = "run") -> int:
+    """A stored row's id from a link or the command line: ASCII digits, 1 to SQLite's largest integer."""
+    text = text.strip()
+    if not DIGITS.fullmatch(text) or not 1 <= int(text) <= MAX_ID:
+        shown = text if len(text) <= 40 else text[:40] + "…"
+        raise ConfigError(f"{what} must be a {what} id like 3, not {shown!r}.", what)
+    return int(text)
+
+
 def _coerce(f: dataclasses.Field, value: Any) -> Any:
     """Turn strings (CLI, URL) into the field's type; leave other values to validation."""
-    label = f.metadata.get("flag") or f.name
     if not isinstance(value, str) or f.type in ("str", str):
         return value
     try:
         if f.type in ("int", int):
-            return int(value)
+            return parse_int(value, label_of(f))
         if f.type in ("float", float):
-            return float(value)
-    except ValueError:
-        kind = "a whole number" if f.type in ("int", int) else "a number"
-        raise ConfigError(f"{label} must be {kind}, not {value!r}.") from None
+            return parse_float(value, label_of(f))
+    except ConfigError as e:
+        raise ConfigError(str(e), f.name) from None
     return value

@@ -1,4 +1,4 @@
-"""The book's final chapter-3 DQN (replay memory + target network) in four execution styles.
+"""The book's final chapter-3 DQN (replay memory + target network) in its four book-loop styles.
 
 One train-step body serves every style; only how it is called changes (see ``ExecMode``):
 ``naive`` keeps the seed's slow habits on purpose (``model.predict`` per move, eager step, a
@@ -11,9 +11,8 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields
-from pathlib import Path
-from typing import Any, NamedTuple
+from dataclasses import asdict
+from typing import NamedTuple
 
 import keras
 import numpy as np
@@ -22,40 +21,10 @@ import tensorflow as tf
 from rlcore import gridworld as gw
 from rlcore import report
 from rlcore.config import DQNConfig
-from rlcore.execution import ExecMode, check_device, compile_fn
+from rlcore.execution import BOOK_STYLES, ExecMode, check_device, compile_fn
+from rlcore.qnet import N_ACTIONS, STATE_SIZE, STATES, TrainResult, book_test, build_q_network, copy_weights
 
 PHASES = ("env", "act", "replay", "train", "sync")
-STATE_SIZE = 64
-N_ACTIONS = 4
-QFunction = Callable[[np.ndarray], np.ndarray]  # (B, 64) float32 -> (B, 4) Q-values
-
-
-# ---------------------------------------------------------------- network
-
-
-def build_q_network(hidden1: int, hidden2: int, seed: int) -> keras.Model:
-    """64 -> hidden1 -> hidden2 -> 4 ReLU MLP with PyTorch's default init, as the book's network.
-
-    PyTorch's nn.Linear draws weights and biases from U(-1/sqrt(fan_in), 1/sqrt(fan_in)); a
-    VarianceScaling of 1/3 (fan_in, uniform) gives exactly that bound for the weights.
-    """
-    layers = [keras.Input((STATE_SIZE,))]
-    fan_in = STATE_SIZE
-    for i, (units, act) in enumerate(((hidden1, "relu"), (hidden2, "relu"), (N_ACTIONS, None))):
-        bound = 1.0 / np.sqrt(fan_in)
-        layers.append(keras.layers.Dense(
-            units,
-            activation=act,
-            kernel_initializer=keras.initializers.VarianceScaling(1 / 3, "fan_in", "uniform", seed=seed + 2 * i),
-            bias_initializer=keras.initializers.RandomUniform(-bound, bound, seed=seed + 2 * i + 1),
-        ))
-        fan_in = units
-    return keras.Sequential(layers)
-
-
-def copy_weights(source: keras.Model, dest: keras.Model) -> None:
-    for s, d in zip(source.weights, dest.weights, strict=True):
-        d.assign(s)
 
 
 # ---------------------------------------------------------------- replay memory
@@ -127,8 +96,7 @@ def make_train_step(online: keras.Model, target: keras.Model, optimizer: keras.o
     return train_step
 
 
-_STATES = tf.TensorSpec((None, STATE_SIZE), tf.float32)
-_BATCH_SIGNATURE = [_STATES, tf.TensorSpec((None,), tf.int32), tf.TensorSpec((None,), tf.float32), _STATES,
+_BATCH_SIGNATURE = [STATES, tf.TensorSpec((None,), tf.int32), tf.TensorSpec((None,), tf.float32), STATES,
                     tf.TensorSpec((None,), tf.float32)]
 
 
@@ -146,7 +114,7 @@ class Agent:
         gather = gather_python_list if self.mode is ExecMode.NAIVE else gather_batched
         body = make_train_step(self.online, self.target, self.optimizer, cfg.gamma, gather)
         self.train_fn = compile_fn(body, self.mode, input_signature=_BATCH_SIGNATURE)
-        self.greedy_fn = compile_fn(self._greedy_body, self.mode, input_signature=[_STATES])
+        self.greedy_fn = compile_fn(self._greedy_body, self.mode, input_signature=[STATES])
         self._train, self._greedy = self.train_fn, self.greedy_fn
         if self.mode in (ExecMode.GRAPH, ExecMode.XLA):
             # Calling the traced graph directly skips tf.function's per-call argument binding,
@@ -154,7 +122,7 @@ class Agent:
             self._train = self.train_fn.get_concrete_function()
             self._greedy = self.greedy_fn.get_concrete_function()
         # The win-rate test is not what is being compared, so it always runs compiled.
-        self.q_values_fn = tf.function(lambda s: self.online(s, training=False), input_signature=[_STATES])
+        self.q_values_fn = tf.function(lambda s: self.online(s, training=False), input_signature=[STATES])
 
     def _greedy_body(self, states):
         return tf.argmax(self.online(states, training=False), axis=1, output_type=tf.int32)
@@ -184,71 +152,6 @@ class Agent:
         return self.q_values_fn(states).numpy()
 
 
-# ---------------------------------------------------------------- the book's test
-
-
-def evaluate_win_rate(q_fn: QFunction, rng: np.random.Generator, *, games: int = 1000, mode: str = "random",
-                      noise: float = 0.1, max_moves: int = 16) -> float:
-    """The book's test (greedy, fresh board per game, at most ``max_moves``), all games batched.
-
-    Each game plays exactly as in the book's test_model; batching only shares the network call
-    across games (fixed shape, so a compiled q_fn is traced once).
-    """
-    boards = [gw.new_board(mode, rng) for _ in range(games)]
-    active = np.ones(games, bool)
-    won = np.zeros(games, bool)
-    states = np.zeros((games, STATE_SIZE), np.float32)
-    for _ in range(max_moves):
-        idx = np.flatnonzero(active)
-        if idx.size == 0:
-            break
-        states[idx] = rng.random((idx.size, STATE_SIZE), dtype=np.float32) * noise
-        for i in idx:
-            states[i, list(gw.flat_indices(boards[i]))] += 1.0
-        actions = q_fn(states).argmax(axis=1)
-        for i in idx:
-            boards[i], r = gw.step(boards[i], int(actions[i]))
-            if r != gw.REWARD_STEP:
-                active[i] = False
-                won[i] = r > 0
-    return float(won.mean())
-
-
-@dataclass
-class GameReplay:
-    """One played game: the boards before and after every move, actions, rewards, outcome."""
-
-    boards: list[gw.Board]
-    actions: list[int]
-    rewards: list[float]
-    won: bool
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "boards": [b._asdict() for b in self.boards],
-            "actions": self.actions,
-            "action_names": [gw.ACTION_NAMES[a] for a in self.actions],
-            "rewards": self.rewards,
-            "won": self.won,
-        }
-
-
-def play_game(q_fn: QFunction, seed: int, *, mode: str = "random", noise: float = 0.1,
-              max_moves: int = 16) -> GameReplay:
-    """Play one seeded greedy game under the book's test rules and return every step."""
-    game = gw.Gridworld(mode, np.random.default_rng(seed))
-    boards, actions, rewards = [game.board], [], []
-    for _ in range(max_moves):
-        a = int(q_fn(game.state(noise)[None])[0].argmax())
-        r = game.step(a)
-        boards.append(game.board)
-        actions.append(a)
-        rewards.append(r)
-        if r != gw.REWARD_STEP:
-            break
-    return GameReplay(boards, actions, rewards, won=bool(rewards and rewards[-1] > 0))
-
-
 # ---------------------------------------------------------------- training loop
 
 
@@ -268,41 +171,14 @@ class PhaseClock:
         self._t = now
 
 
-@dataclass
-class TrainResult:
-    config: dict[str, Any]
-    steps: int
-    games: int
-    train_seconds: float
-    steps_per_second: float
-    final_loss: float | None
-    win_rate: float
-    phase_seconds: dict[str, float]
-    eval_seconds: float
-    stopped_early: bool
-    win_rate_history: list[tuple[int, float]] = field(default_factory=list)  # (games, win rate)
-    agent: Agent | None = field(default=None, repr=False)
-
-    def summary(self) -> dict[str, Any]:
-        """JSON-ready record of the run (everything but the agent)."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "agent"}
-
-
-def _eval_rng(cfg: DQNConfig) -> np.random.Generator:
-    # The same test boards at every evaluation, so the win-rate curve compares like with like.
-    return np.random.default_rng([cfg.seed, 0xE7A1])
-
-
 def train(cfg: DQNConfig, reporter: report.Reporter | None = None, *,
           report_interval: float = 0.5) -> TrainResult:
     """Run the book's training loop in ``cfg.exec_mode`` and return the result with the agent.
 
     Wall time excludes the win-rate tests; phase times cover env, act, replay, train and sync.
     """
-    if cfg.exec_mode == "turbo":
-        from rlcore import dqn_turbo  # the in-graph loop has its own trainer
-
-        return dqn_turbo.train(cfg, reporter)
+    if cfg.exec_mode not in BOOK_STYLES:
+        raise ValueError(f"the book's loop runs {', '.join(BOOK_STYLES)}, not {cfg.exec_mode!r}.")
     reporter = reporter or report.NullReporter()
     device = check_device(cfg.device)
     env_seed, explore_seed, sample_seed = np.random.SeedSequence(cfg.seed).spawn(3)
@@ -316,34 +192,25 @@ def train(cfg: DQNConfig, reporter: report.Reporter | None = None, *,
     reporter.on_start(report.RunInfo("dqn", cfg.epochs, "games", asdict(cfg)))
     clock = time.perf_counter
     phases = PhaseClock(PHASES)
-    losses_window: list[tf.Tensor] = []
+    window = report.Window(report.ENV_STEPS_PER_S)
     last_losses: deque[tf.Tensor] = deque(maxlen=100)
     history: list[tuple[int, float]] = []
     steps = games = 0
     eval_seconds = 0.0
     t_start = last_report = clock()
-    reported_steps, reported_seconds = 0, 0.0
 
     def train_seconds() -> float:
         return clock() - t_start - eval_seconds
 
-    def emit(win_rate: float | None = None) -> bool:
+    def emit(win_rate: float | None = None, phase: str = "") -> bool:
         """Report the window since the last record; False when the reporter asks to stop."""
-        nonlocal losses_window, reported_steps, reported_seconds, last_report
+        nonlocal last_report
         now = train_seconds()
-        metrics = {report.GAMES: float(games), report.EPSILON: cfg.epsilon}
-        if losses_window:
-            loss = float(np.mean([float(x) for x in losses_window]))
-            if not np.isfinite(loss):
-                raise report.DivergedError(f"the training loss became {loss} after {steps} steps.")
-            metrics[report.LOSS] = loss
-        if now > reported_seconds and steps > reported_steps:
-            metrics[report.ENV_STEPS_PER_S] = (steps - reported_steps) / (now - reported_seconds)
+        metrics = {report.GAMES: float(games), report.EPSILON: cfg.epsilon} | window.close(steps, now)
         if win_rate is not None:
             metrics[report.WIN_RATE] = win_rate
         metrics.update({report.PHASE_PREFIX + k: v for k, v in phases.seconds.items()})
-        losses_window, reported_steps, reported_seconds = [], steps, now
-        keep_going = reporter.on_record(report.Record(steps, now, metrics, games / cfg.epochs))
+        keep_going = reporter.on_record(report.Record(steps, now, metrics, games / cfg.epochs, phase))
         last_report = clock()
         phases.restart()  # reporting is not a phase of the loop
         return keep_going
@@ -351,13 +218,12 @@ def train(cfg: DQNConfig, reporter: report.Reporter | None = None, *,
     def test() -> float:
         nonlocal eval_seconds
         t = clock()
-        win_rate = evaluate_win_rate(agent.q_values, _eval_rng(cfg), games=cfg.test_games, mode=cfg.mode,
-                                     noise=cfg.test_noise, max_moves=cfg.test_max_moves)
+        win_rate = book_test(agent.q_values, cfg)
         eval_seconds += clock() - t
         history.append((games, win_rate))
         return win_rate
 
-    stopped = False
+    stopped = not emit(phase=report.TRAINING)
     while games < cfg.epochs and not stopped:
         phases.restart()
         env.reset()
@@ -379,7 +245,7 @@ def train(cfg: DQNConfig, reporter: report.Reporter | None = None, *,
                 batch = memory.sample(sample_rng, cfg.batch_size)
                 phases.lap("replay")
                 loss = agent.train(batch)
-                losses_window.append(loss)
+                window.add_loss(loss)
                 last_losses.append(loss)
                 phases.lap("train")
                 if steps % cfg.sync_every == 0:
@@ -400,6 +266,7 @@ def train(cfg: DQNConfig, reporter: report.Reporter | None = None, *,
             stopped = not emit() or stopped
 
     total_seconds = train_seconds()
+    emit(phase=report.TESTING)
     win_rate = test()
     emit(win_rate)
     result = TrainResult(
@@ -418,17 +285,3 @@ def train(cfg: DQNConfig, reporter: report.Reporter | None = None, *,
     )
     reporter.on_end(result.summary())
     return result
-
-
-def save_model(agent: Agent, path: str | Path) -> Path:
-    """Save the online network as a ``.keras`` file."""
-    path = Path(path)
-    agent.online.save(path)
-    return path
-
-
-def load_q_function(path: str | Path) -> QFunction:
-    """A Q-function from a saved ``.keras`` model, for replaying games."""
-    model = keras.models.load_model(path)
-    fn = tf.function(lambda s: model(s, training=False), input_signature=[_STATES])
-    return lambda states: fn(states).numpy()

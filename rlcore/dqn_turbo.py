@@ -3,13 +3,13 @@
 N games advance together as tensors (``rlcore.gridworld_tf``); each collected step picks ε-greedy actions
 for all of them, stores the N transitions in a replay ring held in ``tf.Variable``s, resets finished
 games, and runs K gradient updates on sampled batches, with the target network synced every S updates.
-A compiled call runs a chunk of such steps in a ``tf.range`` loop; the Reporter hears from us between
-chunks. The win rate is the book's test on the numpy game, like every other style.
+A compiled call runs a chunk of such steps in a ``tf.while_loop``; the Reporter hears from us between
+chunks. Games start on the boards of ``cfg.mode`` and the win rate is the book's test on the numpy game in
+that mode, like every other style.
 """
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import asdict, dataclass
 
@@ -21,12 +21,11 @@ from rlcore import gridworld as gw
 from rlcore import gridworld_tf as gtf
 from rlcore import report
 from rlcore.config import DQNConfig
-from rlcore.dqn import TrainResult, _eval_rng, build_q_network, copy_weights, evaluate_win_rate
-from rlcore.execution import check_device, xla_cache_dir
+from rlcore.execution import check_device, xla_cache_dir, xla_cache_snapshot, xla_cache_status
+from rlcore.qnet import N_ACTIONS, STATE_SIZE, STATES, TrainResult, book_test, build_q_network, copy_weights
 
-STATE_SIZE, N_ACTIONS = 64, 4
-DEFAULT_SECONDS = 1.0  # the training budget when train_seconds is 0 ("train for a second")
 PHASE_IN_GRAPH = "in-graph"
+PHASE_COMPILE = "compile"
 MEMORY_COLUMNS = 11  # s1 (4), s2 (4), action, reward, done
 
 
@@ -66,7 +65,8 @@ class TurboAgent:
         copy_weights(self.online, self.target)
         self.optimizer = InGraphAdam(self.online.trainable_variables, cfg.turbo_lr)
         self.rng = tf.random.Generator.from_seed(cfg.seed)
-        self.table = tf.Variable(gtf.valid_boards(), trainable=False)  # a variable: XLA would fold a constant
+        # The boards games start on (the mode's valid boards); a variable: XLA would fold a constant.
+        self.table = tf.Variable(gtf.start_boards(cfg.mode), trainable=False)
         # The games in flight.
         self.boards = tf.Variable(gtf.random_boards(self.rng, n, self.table))
         self.moves = tf.Variable(tf.zeros([n], tf.int32))
@@ -83,8 +83,7 @@ class TurboAgent:
         self.online_layers = self._dense_layers(self.online)
         self.target_layers = self._dense_layers(self.target)
         self.chunk = tf.function(self._chunk, jit_compile=cfg.turbo_xla == "on", autograph=False)
-        self.q_values_fn = tf.function(lambda s: self.online(s, training=False),
-                                       input_signature=[tf.TensorSpec((None, STATE_SIZE), tf.float32)])
+        self.q_values_fn = tf.function(lambda s: self.online(s, training=False), input_signature=[STATES])
 
     @staticmethod
     def _dense_layers(model: keras.Model) -> list[tuple[tf.Variable, tf.Variable]]:
@@ -193,58 +192,58 @@ class TurboAgent:
         return total / tf.maximum(count, 1.0)
 
 
-def train(cfg: DQNConfig, reporter: report.Reporter | None = None) -> TrainResult:
-    """Train in the turbo style for ``cfg.train_seconds`` of wall time (1 s when 0), then the book's test.
+def train(cfg: DQNConfig, reporter: report.Reporter | None = None) -> TurboResult:
+    """Train in the turbo style for ``cfg.train_seconds`` of wall time, then the book's test.
 
-    The first call (trace + compile) is timed apart as ``compile_seconds``; the test is never training time.
+    The first call (trace + compile) is reported as its own phase and timed apart as ``compile_seconds``; the
+    test is never training time.
     """
     reporter = reporter or report.NullReporter()
-    budget = cfg.train_seconds or DEFAULT_SECONDS
+    budget = cfg.train_seconds
+    reporter.on_start(report.RunInfo("dqn", round(budget * 1000), "ms", asdict(cfg)))
+    stopped = not reporter.on_record(report.Record(0, 0.0, {}, 0.0, report.COMPILING))
     with tf.device(check_device(cfg.device)):
         agent = TurboAgent(cfg)
-        cache = xla_cache_dir()
-        cached_before = len(os.listdir(cache)) if cache and os.path.isdir(cache) else 0
+        cache = xla_cache_dir() if cfg.turbo_xla == "on" else None
+        cached_before = xla_cache_snapshot(cache)
         start = time.perf_counter()
         agent.chunk(tf.constant(0))  # traces and compiles the whole loop without moving
         compile_seconds = time.perf_counter() - start
-        # With a persistent XLA cache (the CLI and the worker keep one), a program compiled before is loaded.
-        xla_cache = None
-        if cache and cfg.turbo_xla == "on":
-            xla_cache = "miss" if len(os.listdir(cache)) > cached_before else "hit"
+        xla_cache = xla_cache_status(cache, cached_before) if cache else None
+        compiled = {report.PHASE_PREFIX + PHASE_COMPILE: compile_seconds}
+        stopped = not reporter.on_record(report.Record(0, 0.0, compiled, 0.0, report.TRAINING)) or stopped
 
-        reporter.on_start(report.RunInfo("dqn", round(budget * 1000), "ms", asdict(cfg)))
-        train_seconds, losses, stopped = 0.0, [], False
-        reported_steps, reported_seconds = 0, 0.0
+        window = report.Window(report.ENV_STEPS_PER_S)
+        train_seconds, last_report, losses = 0.0, 0.0, []
         chunk = tf.constant(cfg.turbo_chunk)
         while train_seconds < budget and not stopped:
             t = time.perf_counter()
             loss = float(agent.chunk(chunk))  # fetching the loss waits for the chunk to finish
             train_seconds += time.perf_counter() - t
-            if not np.isfinite(loss):
-                raise report.DivergedError(f"the training loss became {loss} after {int(agent.updates)} updates.")
+            window.add_loss(loss)
             losses.append(loss)
-            steps = int(agent.collected) * cfg.turbo_games
-            if train_seconds - reported_seconds >= 0.1 or train_seconds >= budget:
-                metrics = {report.LOSS: loss, report.GAMES: float(agent.games), report.EPSILON: float(agent._epsilon()),
-                           report.ENV_STEPS_PER_S: (steps - reported_steps) / (train_seconds - reported_seconds),
-                           report.PHASE_PREFIX + PHASE_IN_GRAPH: train_seconds}
+            if train_seconds - last_report >= 0.1 or train_seconds >= budget:
+                steps = int(agent.collected) * cfg.turbo_games
+                metrics = window.close(steps, train_seconds) | compiled | {
+                    report.GAMES: float(agent.games), report.EPSILON: float(agent._epsilon()),
+                    report.PHASE_PREFIX + PHASE_IN_GRAPH: train_seconds}
                 stopped = not reporter.on_record(report.Record(steps, train_seconds, metrics,
                                                                min(1.0, train_seconds / budget)))
-                reported_steps, reported_seconds = steps, train_seconds
+                last_report = train_seconds
 
+        steps = int(agent.collected) * cfg.turbo_games
+        reporter.on_record(report.Record(steps, train_seconds, {}, min(1.0, train_seconds / budget), report.TESTING))
         t = time.perf_counter()
-        win_rate = evaluate_win_rate(agent.q_values, _eval_rng(cfg), games=cfg.test_games, mode=cfg.mode,
-                                     noise=cfg.test_noise, max_moves=cfg.test_max_moves)
+        win_rate = book_test(agent.q_values, cfg)
         eval_seconds = time.perf_counter() - t
-    steps = int(agent.collected) * cfg.turbo_games
-    reporter.on_record(report.Record(steps, train_seconds, {report.WIN_RATE: win_rate, report.GAMES: float(agent.games),
-                                                            report.PHASE_PREFIX + PHASE_IN_GRAPH: train_seconds,
-                                                            report.PHASE_PREFIX + "eval": eval_seconds}, 1.0))
+    phases = {PHASE_COMPILE: compile_seconds, PHASE_IN_GRAPH: train_seconds, "eval": eval_seconds}
+    reporter.on_record(report.Record(steps, train_seconds, {report.WIN_RATE: win_rate, report.GAMES: float(agent.games)}
+                                     | {report.PHASE_PREFIX + k: v for k, v in phases.items()}, 1.0))
     result = TurboResult(
         config=asdict(cfg), steps=steps, games=int(agent.games), train_seconds=train_seconds,
         steps_per_second=steps / train_seconds if train_seconds > 0 else 0.0,
         final_loss=float(np.mean(losses[-10:])) if losses else None, win_rate=win_rate,
-        phase_seconds={PHASE_IN_GRAPH: train_seconds, "eval": eval_seconds}, eval_seconds=eval_seconds,
+        phase_seconds=phases, eval_seconds=eval_seconds,
         stopped_early=stopped, win_rate_history=[(int(agent.games), win_rate)], agent=agent,
         compile_seconds=compile_seconds, updates=int(agent.updates), xla_cache=xla_cache,
     )
@@ -258,4 +257,4 @@ class TurboResult(TrainResult):
 
     compile_seconds: float = 0.0
     updates: int = 0
-    xla_cache: str | None = None  # "hit", "miss", or None without a persistent cache
+    xla_cache: str | None = None  # "hit", "miss", "off" (cache not in effect), or None when XLA is off

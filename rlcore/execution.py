@@ -13,15 +13,19 @@ from typing import Any
 
 
 class ExecMode(StrEnum):
-    """How the DQN's act and train steps run."""
+    """How a workload's steps run. The DQN has all five; the HJB solver eager, graph and xla."""
 
     NAIVE = "naive"  # the seed's slow port: model.predict per move, eager step, Python-list gather
     EAGER = "eager"  # direct model call, tf.gather(batch_dims=1), eager step
     GRAPH = "graph"  # act and train step as tf.functions
     XLA = "xla"  # the same, compiled with XLA (jit_compile=True)
+    TURBO = "turbo"  # the DQN's game and whole loop in one compiled graph, many games at once
 
 
 EXEC_MODES = tuple(m.value for m in ExecMode)
+# The styles of the book's training loop (one game at a time in Python, the network called per move).
+BOOK_STYLES = (ExecMode.NAIVE.value, ExecMode.EAGER.value, ExecMode.GRAPH.value, ExecMode.XLA.value)
+COMPILED_STYLES = (ExecMode.GRAPH.value, ExecMode.XLA.value)
 DEVICES = ("cpu", "gpu")
 
 
@@ -33,7 +37,7 @@ def pin_device(device: str, environ: dict[str, str] | None = None) -> None:
     """Fix the device for this process before TensorFlow is imported (CPU hides every GPU)."""
     env = os.environ if environ is None else environ
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    if device == "cpu":
+    if "gpu" not in device.split(","):
         env["CUDA_VISIBLE_DEVICES"] = "-1"
 
 
@@ -61,6 +65,8 @@ def check_device(device: str, visible_gpus: Sequence[Any] | None = None) -> str:
 def compile_fn(fn: Callable, mode: ExecMode | str, **tf_function_kwargs: Any) -> Callable:
     """Wrap ``fn`` for a style: eager styles call it as is, graph traces it, xla also compiles it."""
     mode = ExecMode(mode)
+    if mode is ExecMode.TURBO:
+        raise ValueError("turbo is a whole training loop, not a way to call one function.")
     if mode in (ExecMode.NAIVE, ExecMode.EAGER):
         return fn
     import tensorflow as tf
@@ -81,6 +87,29 @@ def enable_xla_cache(directory: str | os.PathLike, environ: dict[str, str] | Non
         env["TF_XLA_FLAGS"] = f"{flags} {_XLA_CACHE_FLAG}{directory}".strip()
 
 
+def xla_cache_snapshot(directory: str | None) -> dict[str, int]:
+    """Each cached program's file and its modification time (empty without a cache)."""
+    if not directory or not os.path.isdir(directory):
+        return {}
+    return {e.name: e.stat().st_mtime_ns for e in os.scandir(directory) if e.is_file()}
+
+
+def xla_cache_status(directory: str | None, before: dict[str, int]) -> str:
+    """What XLA's persistent cache did during a first call, read from the files it writes.
+
+    TensorFlow either loads a program it finds in the cache or compiles it and writes its file (``TryToLoad`` /
+    ``TryToPersistExecutable``), so: a file written during the call is a "miss" (compiled, kept for the next
+    process); none written while the cache holds programs is a "hit" (loaded); an empty cache means the setting
+    never took effect ("off"): TensorFlow reads it once, when it starts.
+    """
+    after = xla_cache_snapshot(directory)
+    if not directory or not after:
+        return "off"
+    if any(before.get(name) != mtime for name, mtime in after.items()):
+        return "miss"
+    return "hit"
+
+
 def xla_cache_dir(environ: dict[str, str] | None = None) -> str | None:
     """The persistent XLA cache directory this process uses, if any."""
     flags = (os.environ if environ is None else environ).get("TF_XLA_FLAGS", "")
@@ -88,3 +117,10 @@ def xla_cache_dir(environ: dict[str, str] | None = None) -> str | None:
         if flag.startswith(_XLA_CACHE_FLAG):
             return flag[len(_XLA_CACHE_FLAG):]
     return None
+
+
+def prepare_process(device: str, home: str | os.PathLike, environ: dict[str, str] | None = None) -> None:
+    """What every process that trains does before it imports TensorFlow: fix the device, and keep XLA's compiled
+    programs under the store's home so the next process loads them instead of compiling."""
+    pin_device(device, environ)
+    enable_xla_cache(os.path.join(os.fspath(home), "xla_cache"), environ)

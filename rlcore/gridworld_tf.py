@@ -2,8 +2,9 @@
 
 A board is four cell indices (row * 4 + col) in the book's piece order: player, goal, pit, wall; N boards
 are an (N, 4) int32 tensor. The rules are those of ``rlcore.gridworld`` (tested move by move against it
-on every valid board); random-mode boards are drawn uniformly from the 43,616 valid ones, which is what
-the book's rejection sampling amounts to.
+on every valid board). Start boards of every mode are drawn uniformly from that mode's valid boards, which
+is what the book's rejection sampling amounts to: the one static board, the 13 boards of player mode
+(the static pieces, the player on any free cell), or all 43,616 boards of random mode.
 """
 
 from __future__ import annotations
@@ -37,6 +38,19 @@ def valid_boards() -> np.ndarray:
     return np.array([to_cells(b) for b in gw.all_valid_boards()], dtype=np.int32)
 
 
+@lru_cache(maxsize=len(gw.MODES))
+def start_boards(mode: str) -> np.ndarray:
+    """The boards a game of ``mode`` can start on, as cell indices; each is equally likely in the book's game."""
+    if mode == "random":
+        return valid_boards()
+    if mode == "player":
+        fixed = to_cells(gw.STATIC_BOARD)[1:]
+        return valid_boards()[(valid_boards()[:, 1:] == fixed).all(axis=1)]
+    if mode == "static":
+        return np.array([to_cells(gw.STATIC_BOARD)], dtype=np.int32)
+    raise ValueError(f"Unknown mode {mode!r}; choose one of {', '.join(gw.MODES)}.")
+
+
 def step(boards: tf.Tensor, actions: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
     """One move in every game: blocked moves (edge, wall) stay put; reward -10 pit, +10 goal, else -1."""
     player = boards[:, PLAYER]
@@ -60,6 +74,6 @@ def encode(boards: tf.Tensor, noise: tf.Tensor) -> tf.Tensor:
 
 
 def random_boards(rng: tf.random.Generator, n: int | tf.Tensor, table: tf.Tensor) -> tf.Tensor:
-    """``n`` random-mode boards drawn uniformly from ``table`` (the valid boards, as a constant)."""
+    """``n`` boards drawn uniformly from ``table`` (a mode's start boards)."""
     picks = rng.uniform([n], 0, tf.shape(table, out_type=tf.int64)[0], dtype=tf.int64)
     return tf.gather(table, picks)

@@ -271,7 +271,10 @@ class HJBResult:
 
 
 def train(cfg: HJBConfig, reporter: report.Reporter | None = None, *, report_interval: float = 0.5) -> HJBResult:
-    """Train for ``cfg.steps`` steps, ``cfg.steps_per_call`` per call; time excludes accuracy checks."""
+    """Train for ``cfg.steps`` steps, ``cfg.steps_per_call`` per call; time excludes accuracy checks.
+
+    The first call (trace and compile) is timed on its own and left out of steps/s.
+    """
     reporter = reporter or report.NullReporter()
     device = check_device(cfg.device)
     yardstick = Yardstick(cfg)
@@ -280,33 +283,23 @@ def train(cfg: HJBConfig, reporter: report.Reporter | None = None, *, report_int
     reporter.on_start(report.RunInfo("hjb", cfg.steps, "steps", asdict(cfg)))
 
     clock = time.perf_counter
-    steps = 0
+    steps = timed_steps = 0
     train_seconds = eval_seconds = first_call_seconds = 0.0
-    window_losses: list[float] = []
-    window_steps, window_seconds = 0, 0.0
+    window = report.Window(report.STEPS_PER_S)
     history: list[tuple[int, float, float]] = []
     next_eval = cfg.eval_every or cfg.steps
     last_report = clock()
-    stopped = False
     loss = float("nan")
 
-    def emit(accuracy: Accuracy | None) -> bool:
-        nonlocal window_losses, window_steps, window_seconds
-        metrics: dict[str, float] = {}
-        if window_losses:
-            mean_loss = float(np.mean(window_losses))
-            if not np.isfinite(mean_loss):
-                raise report.DivergedError(f"the training loss became {mean_loss} after {steps} steps.")
-            metrics[report.LOSS] = mean_loss
-        if window_seconds > 0:
-            metrics[report.STEPS_PER_S] = window_steps / window_seconds
+    def emit(accuracy: Accuracy | None, phase: str = "") -> bool:
+        metrics = window.close(timed_steps, train_seconds)
         if accuracy is not None:
             metrics[report.HJB_MAX_REL_ERR_V] = accuracy.max_rel_err_V
             metrics[report.HJB_MAX_REL_ERR_C] = accuracy.max_rel_err_c
             metrics[report.HJB_MAX_ABS_RESIDUAL] = accuracy.max_abs_residual
-        window_losses, window_steps, window_seconds = [], 0, 0.0
-        return reporter.on_record(report.Record(steps, train_seconds, metrics, steps / cfg.steps))
+        return reporter.on_record(report.Record(steps, train_seconds, metrics, steps / cfg.steps, phase))
 
+    stopped = not emit(None, report.COMPILING)
     while steps < cfg.steps and not stopped:
         n = min(cfg.steps_per_call, cfg.steps - steps)
         t = clock()
@@ -316,10 +309,9 @@ def train(cfg: HJBConfig, reporter: report.Reporter | None = None, *, report_int
             first_call_seconds = elapsed  # trace/compile time, reported on its own
         else:
             train_seconds += elapsed
-            window_seconds += elapsed
-            window_steps += n
+            timed_steps += n
         steps += n
-        window_losses.append(loss)
+        window.add_loss(loss)
 
         accuracy = None
         if steps >= next_eval and steps < cfg.steps:
@@ -328,13 +320,14 @@ def train(cfg: HJBConfig, reporter: report.Reporter | None = None, *, report_int
             eval_seconds += clock() - t_eval
             history.append((steps, accuracy.max_rel_err_V, accuracy.max_rel_err_c))
             next_eval += cfg.eval_every
-        if accuracy is not None or clock() - last_report >= report_interval:
-            stopped = not emit(accuracy)
+        if accuracy is not None or steps == n or clock() - last_report >= report_interval:
+            stopped = not emit(accuracy, report.TRAINING if steps == n else "")
             last_report = clock()
 
     adam_seconds = train_seconds
     polish: dict[str, float] = {}
     if cfg.polish_iters and not stopped:
+        emit(None, "polishing (L-BFGS)")
         polish = solver.polish(cfg.polish_iters, cfg.polish_points)
         train_seconds += polish["polish_seconds"]
     t_eval = clock()
@@ -342,7 +335,6 @@ def train(cfg: HJBConfig, reporter: report.Reporter | None = None, *, report_int
     eval_seconds += clock() - t_eval
     history.append((steps, accuracy.max_rel_err_V, accuracy.max_rel_err_c))
     emit(accuracy)
-    timed_steps = steps - min(cfg.steps_per_call, cfg.steps)
     result = HJBResult(
         config=asdict(cfg), steps=steps, train_seconds=train_seconds,
         steps_per_second=timed_steps / adam_seconds if adam_seconds > 0 else 0.0,

@@ -10,7 +10,9 @@ Two independent references:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.integrate import solve_ivp
@@ -136,3 +138,23 @@ def saddle_path(model: GrowthModel, k: np.ndarray, *, offset: float = 1e-6, rtol
     v_prime = model.u_prime(c)
     v = (model.u(c) + v_prime * (model.f(k) - model.delta * k - c)) / model.rho
     return Solution(k, v, c)
+
+
+def spurious_branch(cfg: Any, V: Sequence[float], c: Sequence[float], V_exact: Sequence[float]) -> str | None:
+    """Why a solution on a grid is the residual's spurious branch, or None when it is not.
+
+    With c = max(V', floor)^(-1/γ), the residual has a degenerate near-solution: V ≈ 0 and V' at its floor, so
+    c = floor^(-1/γ) (3,162 for the default floor, γ = 2) and u(c) = c^(1-γ)/(1-γ) ≈ 0; the residual is then
+    almost 0 although nothing is solved. A network that starts flat drifts toward it first.
+    """
+    v, cons, exact = (np.asarray(x, dtype=float) for x in (V, c, V_exact))
+    if not v.size or v.shape != exact.shape:
+        return None
+    c_floor = cfg.vprime_floor ** (-1.0 / cfg.gamma)
+    at_floor = float(np.mean(cons >= 0.5 * c_floor))
+    flat = float(np.median(np.abs(v))) < 0.1 * float(np.median(np.abs(exact)))
+    if at_floor <= 0.5 and not flat:
+        return None
+    return (f"the network fell into the residual's spurious solution V ≈ 0 (V' at its floor on {at_floor:.0%} of "
+            f"the grid, so c ≈ {c_floor:,.0f} where the exact c is about 1): u(c) → 0 as c → ∞ makes the residual "
+            "nearly 0 there without solving anything")

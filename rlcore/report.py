@@ -7,6 +7,7 @@ tqdm, the worker to the store, tests to a list.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -35,6 +36,40 @@ class Record:
     wall_seconds: float
     metrics: dict[str, float]
     progress: float = 0.0  # fraction of the planned work done, 0..1
+    phase: str = ""  # what the loop does now ("compiling", "training", "testing"); "" = as before
+
+
+# The phases a run view names while a run lives.
+COMPILING, TRAINING, TESTING = "compiling", "training", "testing"
+
+
+class Window:
+    """What every training loop reports between two records: the mean loss over the window (NaN or infinity
+    stops the run as diverged) and the throughput over the window's own training time.
+
+    Losses may be tensors; they are fetched only when the window closes, so a loop does not wait for each step.
+    """
+
+    def __init__(self, rate_key: str) -> None:
+        self.rate_key = rate_key
+        self.losses: list[Any] = []
+        self._steps, self._seconds = 0, 0.0
+
+    def add_loss(self, loss: Any) -> None:
+        self.losses.append(loss)
+
+    def close(self, steps: int, seconds: float) -> dict[str, float]:
+        """The window's metrics, given the loop's total steps and training seconds so far; opens the next."""
+        metrics: dict[str, float] = {}
+        if self.losses:
+            loss = sum(float(x) for x in self.losses) / len(self.losses)  # not fsum: inf - inf is nan here
+            if not math.isfinite(loss):
+                raise DivergedError(f"the training loss became {loss} after {steps:,} steps.")
+            metrics[LOSS] = loss
+        if seconds > self._seconds and steps > self._steps:
+            metrics[self.rate_key] = (steps - self._steps) / (seconds - self._seconds)
+        self.losses, self._steps, self._seconds = [], steps, seconds
+        return metrics
 
 
 @dataclass(frozen=True)

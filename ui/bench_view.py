@@ -5,9 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rlcore import bench, charts
-from rlcore.config import BenchConfig, from_dict
+from rlcore import bench
+from rlcore.config import BENCH_PATTERNS, BenchConfig, from_dict
 from rlcore.runs.store import Run
+from ui import charts
 
 
 def cells_so_far(run: Run, metrics: pd.DataFrame) -> list[dict]:
@@ -15,9 +16,17 @@ def cells_so_far(run: Run, metrics: pd.DataFrame) -> list[dict]:
     return bench.cells_from_metrics(cfg, metrics[["step", "name", "value"]].itertuples(index=False))
 
 
-def progress(run: Run, metrics: pd.DataFrame) -> float:
-    total = len(bench.plan(from_dict(BenchConfig, run.config)))
-    return min(1.0, (int(metrics["step"].max()) if len(metrics) else 0) / total)
+def live(run: Run, metrics: pd.DataFrame) -> None:
+    show(run, cells_so_far(run, metrics))
+
+
+def patterns_why(workload: str | None) -> None:
+    """The form's explanation of the chosen workload's patterns."""
+    if workload is None:
+        return
+    with st.expander(f"The patterns of {workload} and why they differ"):
+        for name in BENCH_PATTERNS[workload]:
+            st.markdown(f"**{name}** — {bench.pattern(workload, name.replace('kN', 'k100')).why}")
 
 
 def show(run: Run, cells: list[dict]) -> None:

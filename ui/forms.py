@@ -1,21 +1,39 @@
-"""Config forms generated from the config dataclasses' metadata, every widget bound to the URL."""
+"""A workload's form, generated from its config metadata, every widget bound to the URL.
+
+The form is judged as a whole on every change: a value the config rejects (alone or with others) is one
+sentence at its field, and Launch stays off until the form is valid; what Launch queues is exactly what the
+widgets show. A preset (or the bench's workload) sets every field it implies. Bound query parameters are never
+deleted here (Streamlit forbids it in the browser): a link value a widget cannot take is ignored by the widget
+and named in one warning when the page opens.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 import streamlit as st
 
-from rlcore.config import BenchConfig, ConfigError, DQNConfig, HJBConfig, from_dict
+from rlcore import workloads
+from rlcore.config import LABEL_MAX, STYLE_FIELD, ConfigError, applies, check_text, check_value, label_of
+from ui import fmt
+
+# Page-level widgets whose keys (URL names) several pages use.
+SHARED_KEYS = ("label", "preset", "workload", "refresh")
+NO_GPU = "no GPU visible to TensorFlow"
 
 
 def url_key(f: dataclasses.Field) -> str:
-    return f.metadata.get("flag") or f.name
+    return label_of(f)
 
 
-# Page-level widgets whose keys (URL names) more than one page uses.
-SHARED_KEYS = ("label", "preset", "workload", "refresh")
+def form_keys() -> set[str]:
+    keys = set(SHARED_KEYS)
+    for workload in workloads.all_workloads():
+        keys |= {url_key(f) for f in dataclasses.fields(workload.config)}
+        keys.add(workload.preset_param)
+    return keys
 
 
 def forget_other_pages(page: str) -> None:
@@ -28,95 +46,206 @@ def forget_other_pages(page: str) -> None:
     if st.session_state.get("_form_page") == page:
         return
     st.session_state["_form_page"] = page
-    for cls in (DQNConfig, HJBConfig, BenchConfig):
-        for f in dataclasses.fields(cls):
-            st.session_state.pop(url_key(f), None)
-    for key in SHARED_KEYS:
+    st.session_state.pop("_link_checked", None)
+    for key in form_keys():
         st.session_state.pop(key, None)
 
 
-def check_url(cls: type, defaults: dict[str, Any]) -> set[str]:
-    """Warn, one sentence per bad value, about URL params this form would not accept; returns their fields.
+def first_look() -> bool:
+    """True once per page visit: the run that opened it, when link values are judged."""
+    if st.session_state.get("_link_checked"):
+        return False
+    st.session_state["_link_checked"] = True
+    return True
 
-    Values are judged together first, so ?memory=5000&batch=2000 passes although batch 2000 alone would not.
+
+# ---------------------------------------------------------------- link values
+
+
+def widget_rejection(f: dataclasses.Field, raw: str, options: list[str] | None = None) -> str | None:
+    """Why a field's widget cannot show a link's text (not a number, out of bounds, not a choice), or None.
+
+    Text fields take any text; the form judges them like typed text.
     """
-    given = {f.name: st.query_params[url_key(f)] for f in dataclasses.fields(cls) if url_key(f) in st.query_params}
+    choices = options if options is not None else f.metadata.get("choices")
+    if choices is not None:
+        if raw not in choices:
+            return f"{url_key(f)} must be one of {', '.join(choices)}, not {raw[:40]!r}."
+        return None
+    if str(f.type) == "str":
+        return None
     try:
-        from_dict(cls, defaults | given)
-        return set()
-    except ConfigError:
-        pass
-    bad = set()
-    for f in dataclasses.fields(cls):
-        if f.name not in given:
+        check_value(f, raw)
+    except ConfigError as e:
+        return str(e)
+    return None
+
+
+def options_of(workload: workloads.Workload, no_gpu: str | None) -> dict[str, list[str]]:
+    """The choices each choice field's widget offers (the GPU only where TensorFlow sees one)."""
+    options = {f.name: list(f.metadata["choices"]) for f in dataclasses.fields(workload.config)
+               if f.metadata.get("choices")}
+    if no_gpu and "device" in options:
+        options["device"] = [d for d in options["device"] if d != "gpu"]
+    return options
+
+
+def check_link(workload: workloads.Workload, no_gpu: str | None) -> None:
+    """Warn once per page visit, one sentence per link value the form's widgets cannot take. Called before any
+    widget exists: a bound widget drops a value it cannot take from the URL as it is created."""
+    if not first_look():
+        return
+    options = options_of(workload, no_gpu)
+    preset = st.query_params.get(workload.preset_param)
+    if preset is not None and workload.presets and preset not in workload.presets:
+        st.warning(fmt.md(f"{workload.preset_param} must be one of {', '.join(workload.presets)}, not "
+                          f"{preset[:40]!r}. The link's value was ignored; the default is shown.", 400))
+    for f in dataclasses.fields(workload.config):
+        raw = st.query_params.get(url_key(f))
+        if raw is None:
             continue
-        try:
-            from_dict(cls, defaults | {f.name: given[f.name]})
-        except ConfigError as e:
-            st.warning(f"{e} The link's value was ignored; the default is shown.")
-            st.query_params.pop(url_key(f))
-            bad.add(f.name)
-    return bad
+        why = widget_rejection(f, raw, options.get(f.name))
+        if why:
+            st.warning(fmt.md(f"{why} The link's value was ignored; the default is shown.", 400))
 
 
-def check_choice(key: str, options: list[str]) -> None:
-    """Warn about a page-level choice in the link (preset, workload) that is not one of ``options``."""
-    raw = st.query_params.get(key)
-    if raw is not None and raw not in options:
-        st.warning(f"{key} must be one of {', '.join(options)}, not {raw!r}. The link's value was ignored; the "
-                   "default is shown.")
-        st.query_params.pop(key)
+# ---------------------------------------------------------------- presets
 
 
-def reset_fields(cls: type, names: tuple[str, ...] | None = None) -> None:
-    """A callback for a choice that changes the defaults (preset, workload): forget what the user typed in
-    the named fields (all by default), in the session and in the URL, so the new defaults show."""
-    for f in dataclasses.fields(cls):
-        if names is None or f.name in names:
-            st.session_state.pop(url_key(f), None)
-            st.query_params.pop(url_key(f), None)
+def _widget_value(f: dataclasses.Field, value: Any) -> Any:
+    if f.metadata.get("choices") is not None or str(f.type) == "str":
+        return str(value)
+    return int(value) if str(f.type) == "int" else float(value)
 
 
-def config_form(cls: type, defaults: dict[str, Any], *, disabled: dict[str, str] | None = None,
-                fixed: dict[str, Any] | None = None, rejected: set[str] | None = None) -> dict[str, Any]:
-    """One widget per field (less common ones in an expander); returns the chosen values by field name.
+def apply_preset(workload: workloads.Workload) -> None:
+    """The preset selector's callback: every field shows the new preset's value (its own default where the preset
+    says nothing), whatever was typed before; set through session state, as bound widgets require."""
+    preset = st.session_state.get(workload.preset_param)
+    values = workload.defaults(preset)
+    for f in dataclasses.fields(workload.config):
+        if url_key(f) != workload.preset_param:
+            st.session_state[url_key(f)] = _widget_value(f, values[f.name])
 
-    ``fixed`` fields get no widget (the page chose them elsewhere, such as the bench's workload).
-    ``rejected`` fields had a bad value in the link: Streamlit seeds a bound widget from the URL it was
-    opened with, so for this render they get an unbound widget that shows the default.
-    """
-    disabled, rejected = disabled or {}, rejected or set()
-    values: dict[str, Any] = dict(fixed or {})
-    main = st.columns(3)
-    more = st.expander("More settings").columns(3)
-    n_main = n_more = 0
-    for f in dataclasses.fields(cls):
-        meta, default = f.metadata, defaults.get(f.name, f.default)
-        if f.name in values:
-            continue
-        if meta.get("advanced"):
-            box, n_more = more[n_more % 3], n_more + 1
-        else:
-            box, n_main = main[n_main % 3], n_main + 1
-        label, key = url_key(f).replace("_", " "), url_key(f)
-        common = {"key": key, "help": meta["help"], "bind": "query-params"}
-        if f.name in rejected:
-            common = {"key": f"{key}__default", "help": meta["help"]}
-        if meta.get("choices"):
-            options = list(meta["choices"])
-            values[f.name] = box.selectbox(label, options, index=options.index(default), **common)
-        elif str(f.type) == "str":
-            values[f.name] = box.text_input(label, value=str(default), **common)
-        elif str(f.type) == "int":
-            values[f.name] = int(box.number_input(label, value=int(default), step=1, min_value=_bound(meta["lo"], int),
-                                                  max_value=_bound(meta["hi"], int), **common))
-        else:
-            values[f.name] = float(box.number_input(label, value=float(default), format="%g",
-                                                    min_value=_bound(meta["lo"], float),
-                                                    max_value=_bound(meta["hi"], float), **common))
-        if f.name in disabled:
-            box.caption(disabled[f.name])
-    return values
+
+def fill(workload: workloads.Workload, preset: str | None, values: Mapping[str, Any], label: str) -> None:
+    """Put a run's settings into the form's widgets (Launch again): every field, the preset and the label."""
+    if workload.presets and preset in workload.presets:
+        st.session_state[workload.preset_param] = preset
+    base = workload.defaults(preset)
+    for f in dataclasses.fields(workload.config):
+        if url_key(f) != workload.preset_param:
+            st.session_state[url_key(f)] = _widget_value(f, values.get(f.name, base[f.name]))
+    st.session_state["label"] = label
+
+
+# ---------------------------------------------------------------- the form
+
+
+@dataclasses.dataclass
+class FormResult:
+    values: dict[str, Any]  # every field, by name: what the widgets show, defaults for fields that do not apply
+    label: str
+    preset: str | None
+    error: ConfigError | None
+
+    @property
+    def valid(self) -> bool:
+        return self.error is None
+
+
+def preset_choice(workload: workloads.Workload) -> str | None:
+    if not workload.presets:
+        return None
+    options = list(workload.presets)
+    return st.selectbox(workload.preset_param, options, key=workload.preset_param, bind="query-params",
+                        on_change=apply_preset, args=(workload,),
+                        help="Named starting points: choosing one sets every field it implies.")
+
+
+def config_form(workload: workloads.Workload, preset: str | None, no_gpu: str | None = None) -> FormResult:
+    """One widget per field that applies to the chosen style (rarer ones under "More settings"), then the label;
+    the values judged together, the offending field's sentence shown beside it."""
+    defaults = workload.defaults(preset)
+    fields = dataclasses.fields(workload.config)
+    options = options_of(workload, no_gpu)
+
+    values: dict[str, Any] = dict(defaults)
+    slots: dict[str, Any] = {}
+    style_field = next((f for f in fields if f.name == STYLE_FIELD), None)
+    if style_field is not None:
+        values[STYLE_FIELD] = _widget(st.container(), style_field, defaults, options)
+        slots[STYLE_FIELD] = st.empty()
+    style = values.get(STYLE_FIELD)
+    shown = [f for f in fields if f is not style_field and applies(f, style) and url_key(f) != workload.preset_param]
+    restricted = [f for f in shown if f.metadata.get("styles") and set(f.metadata["styles"]) == {style}
+                  and f.metadata.get("group")]
+    common = [f for f in shown if f not in restricted]
+    sections = [(None, [f for f in common if not f.metadata.get("advanced")])]
+    if restricted:
+        sections.append((f"{restricted[0].metadata['group']} settings ({style} only)",
+                         [f for f in restricted if not f.metadata.get("advanced")]))
+    more = [f for f in shown if f.metadata.get("advanced")]
+    for title, members in sections:
+        if title:
+            st.markdown(f"**{title}**")
+        columns = st.columns(3)
+        for i, f in enumerate(members):
+            box = columns[i % 3]
+            values[f.name] = _widget(box, f, defaults, options)
+            slots[f.name] = box.empty()
+    if more:
+        columns = st.expander("More settings").columns(3)
+        for i, f in enumerate(more):
+            box = columns[i % 3]
+            values[f.name] = _widget(box, f, defaults, options)
+            slots[f.name] = box.empty()
+    label = st.text_input("label", key="label", bind="query-params", max_chars=LABEL_MAX,
+                          placeholder="automatic: made from the style and the changed settings",
+                          help="A name for the run; left empty, the run is named from what sets it apart.")
+    slots["label"] = st.empty()
+
+    error = judge(workload, values, label, no_gpu)
+    if error is not None:
+        slot = slots.get(error.field) or slots.get(_field_of(workload, error.field)) or st.empty()
+        slot.error(fmt.md(str(error), 400))
+    return FormResult(values, label, preset, error)
+
+
+def _field_of(workload: workloads.Workload, name: str | None) -> str | None:
+    """A field's name from the name an error used (a flag such as ``batch`` for ``batch_size``)."""
+    for f in dataclasses.fields(workload.config):
+        if name in (f.name, url_key(f)):
+            return f.name
+    return None
+
+
+def judge(workload: workloads.Workload, values: dict[str, Any], label: str, no_gpu: str | None) -> ConfigError | None:
+    """The form's values as Launch would queue them: None when valid, else the first error."""
+    try:
+        cfg = workload.make_config(values)
+        check_text(label, "label", LABEL_MAX)
+    except ConfigError as e:
+        return e
+    if no_gpu and "gpu" in workloads.devices_of(cfg):
+        return ConfigError(f"device gpu is not available here ({no_gpu}); choose cpu.", "device")
+    return None
+
+
+def _widget(box: Any, f: dataclasses.Field, defaults: Mapping[str, Any], options: Mapping[str, list[str]]) -> Any:
+    meta, default = f.metadata, defaults.get(f.name, f.default)
+    label, key = url_key(f).replace("_", " "), url_key(f)
+    common = {"key": key, "help": meta["help"], "bind": "query-params"}
+    if f.name in options:
+        choices = options[f.name]
+        return box.selectbox(label, choices, index=choices.index(default) if default in choices else 0, **common)
+    if str(f.type) == "str":
+        return box.text_input(label, value=str(default), **common)
+    if str(f.type) == "int":
+        return int(box.number_input(label, value=int(default), step=1, min_value=_bound(meta["lo"], int),
+                                    max_value=_bound(meta["hi"], int), **common))
+    return float(box.number_input(label, value=float(default), format="%g", min_value=_bound(meta["lo"], float),
+                                  max_value=_bound(meta["hi"], float), **common))
 
 
 def _bound(value: float | None, kind: type) -> Any:

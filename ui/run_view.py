@@ -1,106 +1,32 @@
-"""One run's live view: status, progress, cancel, charts while it runs; summary, downloads, replays after."""
+"""One run's view, for every workload: status and progress from the run itself, cancel, the workload's live charts;
+when it ends, its verdict, headline numbers, settings, files, name and notes, and Launch again."""
 
 from __future__ import annotations
-
-import json
 
 import pandas as pd
 import streamlit as st
 
-from rlcore import charts, report
-from rlcore.gridworld import Board, render
-from rlcore.runs.store import ACTIVE, Run, Store
-from rlcore.runs.worker import cancel
-from ui import bench_view, share
-
-
-def _last(metrics: pd.DataFrame, name: str) -> float | None:
-    rows = metrics[metrics["name"] == name]
-    return float(rows["value"].iloc[-1]) if len(rows) else None
-
-
-def _progress(run: Run, metrics: pd.DataFrame) -> float:
-    if run.status not in ACTIVE:
-        return 1.0 if run.status == "done" else 0.0
-    if run.kind == "dqn" and run.config["exec_mode"] == "turbo":  # turbo trains for a time, not a game count
-        return min(1.0, (_last(metrics, report.PHASE_PREFIX + "in-graph") or 0.0) / (run.config["train_seconds"] or 1))
-    if run.kind == "dqn":
-        return min(1.0, (_last(metrics, report.GAMES) or 0.0) / run.config["epochs"])
-    if run.kind == "bench":
-        return bench_view.progress(run, metrics)
-    steps = metrics["step"].max() if len(metrics) else 0
-    return min(1.0, float(steps) / run.config["steps"])
-
-
-def _charts(run: Run, metrics: pd.DataFrame) -> None:
-    smoothing = st.slider("loss smoothing (EMA)", 0.0, 0.99, 0.6, key=f"smooth_{run.id}")
-    left, right = st.columns(2)
-    left.plotly_chart(charts.metric_chart(metrics, report.LOSS, smoothing=smoothing, log_y=True, title="loss"),
-                      key=f"loss_{run.id}")
-    speed = report.ENV_STEPS_PER_S if run.kind == "dqn" else report.STEPS_PER_S
-    right.plotly_chart(charts.metric_chart(metrics, speed, title="steps per second"), key=f"speed_{run.id}")
-    if run.kind == "dqn":
-        left.plotly_chart(charts.metric_chart(metrics, report.WIN_RATE, title="win rate (book test)"),
-                          key=f"win_{run.id}")
-        phases = {n[len(report.PHASE_PREFIX):]: _last(metrics, n) or 0.0
-                  for n in sorted(metrics["name"].unique()) if n.startswith(report.PHASE_PREFIX)}
-        steps = int(metrics["step"].max()) if len(metrics) else 0
-        if phases:
-            right.plotly_chart(charts.phase_chart(phases, steps), key=f"phase_{run.id}")
-    else:
-        left.plotly_chart(charts.metric_chart(metrics, report.HJB_MAX_REL_ERR_C, log_y=True,
-                                              title="max relative error of c over time"), key=f"errc_{run.id}")
-
-
-def _finished(store: Store, run: Run, metrics: pd.DataFrame) -> None:
-    summary = run.summary or {}
-    if run.kind == "dqn" and summary:
-        cols = st.columns(3)
-        cols[0].metric("win rate", f"{summary['win_rate']:.1%}")
-        cols[1].metric("env steps/s", f"{summary['steps_per_second']:.0f}")
-        cols[2].metric("training wall time", f"{summary['train_seconds']:.1f} s")
-        _replays(store, run)
-    elif run.kind == "hjb" and summary:
-        cols = st.columns(3)
-        cols[0].metric("max rel. error of V", f"{summary['max_rel_err_V']:.3%}")
-        cols[1].metric("max rel. error of c", f"{summary['max_rel_err_c']:.3%}")
-        cols[2].metric("steps/s", f"{summary['steps_per_second']:.0f}")
-        k = summary["grid_k"]
-        left, right = st.columns(2)
-        left.plotly_chart(charts.solution_chart(k, summary["V"], summary["V_exact"], "V"), key=f"V_{run.id}")
-        right.plotly_chart(charts.solution_chart(k, summary["c"], summary["c_exact"], "c"), key=f"c_{run.id}")
-        err_v = [abs(v / e - 1) for v, e in zip(summary["V"], summary["V_exact"], strict=True)]
-        err_c = [abs(c / e - 1) for c, e in zip(summary["c"], summary["c_exact"], strict=True)]
-        st.plotly_chart(charts.error_over_k_chart(k, err_v, err_c), key=f"errk_{run.id}")
-    with st.expander("Environment card"):
-        st.json(run.environment or {})
-    st.download_button("Metrics (CSV)", metrics.drop(columns="rowid").to_csv(index=False),
-                       f"run{run.id}_metrics.csv", "text/csv", key=f"csv_{run.id}")
-    model = store.run_dir(run.id) / "model.keras"
-    if model.exists():
-        st.download_button("Model (.keras)", model.read_bytes(), f"run{run.id}.keras", key=f"model_{run.id}")
-
-
-def _replays(store: Store, run: Run) -> None:
-    path = store.run_dir(run.id) / "replays.json"
-    if not path.exists():
-        return
-    games = json.loads(path.read_text())
-    st.subheader("Watch the agent play")
-    game = games[st.selectbox("game", range(len(games)), format_func=lambda i: f"seed {i}", key=f"game_{run.id}")]
-    outcome = "won" if game["won"] else "lost"
-    captions = ["start"] + [f"move {i + 1}: {name}, reward {reward:+g}" for i, (name, reward)
-                            in enumerate(zip(game["action_names"], game["rewards"], strict=True))]
-    captions[-1] += f" — {outcome}"
-    left, right = st.columns([1, 1])
-    left.plotly_chart(charts.board_chart(game["boards"], captions), key=f"board_{run.id}", width="content")
-    right.caption(f"The trained agent {outcome} this seeded game in {len(game['actions'])} moves. Press Play, or drag "
-                  "the slider to step through it. P player, + goal, − pit, W wall.")
-    right.code("\n".join(render(Board(**{k: tuple(v) for k, v in game["boards"][0].items()}))), language=None)
-    right.caption("The start as the book prints it.")
-
+from rlcore import workloads
+from rlcore.config import ConfigError, parse_id
+from rlcore.runs.store import Run, Store, StoreError
+from ui import access, charts, extras, fmt, forms, share, views
 
 REFRESH_SECONDS = {"1s": 1.0, "5s": 5.0, "paused": None}
+HIDDEN_FILES = {"worker.log", ".space-reserve"}
+VERDICT_BOX = {"ok": st.success, "rough": st.warning, "fail": st.error}
+
+
+def show_from_url(store: Store, page_kind: str | None = None) -> bool:
+    """Show the run named by ?run=ID (or warn about a bad id); True when the URL named one."""
+    if "run" not in st.query_params:
+        return False
+    try:
+        run_id = parse_id(st.query_params["run"])
+    except ConfigError as e:
+        st.warning(fmt.md(str(e), 400))
+        return True
+    show_run(store, run_id, page_kind)
+    return True
 
 
 def live_metrics(store: Store, run_id: int) -> pd.DataFrame:
@@ -117,44 +43,173 @@ def live_metrics(store: Store, run_id: int) -> pd.DataFrame:
     return seen
 
 
-def show_run(store: Store, run_id: int) -> None:
+def show_run(store: Store, run_id: int, page_kind: str | None = None) -> None:
     run = store.get_run(run_id)
     if run is None:
-        st.warning(f"run {run_id} does not exist.")
+        st.warning(f"run {run_id} does not exist (it may have been deleted); the Runs page lists every run.")
+        st.page_link("pages/runs.py", label="All runs", icon=":material/table_rows:")
         return
 
     every = None
-    if run.status in ACTIVE:
-        # Watching is not free on a small machine (the browser redraws every chart each tick; see the README),
+    if run.live:
+        # Watching is not free on a small machine (the browser redraws the charts each tick; see the README),
         # so the refresh period is the user's choice.
         refresh = st.radio("live refresh", list(REFRESH_SECONDS), horizontal=True, key="refresh",
-                           bind="query-params", help="How often the charts below redraw while the run lives.")
+                           bind="query-params", help="How often the view below updates while the run lives.")
         every = REFRESH_SECONDS[refresh]
 
     @st.fragment(run_every=every)
     def live() -> None:
         current = store.get_run(run_id)
+        if current is None:
+            st.warning(f"run {run_id} was deleted.")
+            return
         metrics = live_metrics(store, run_id)
-        with st.container(horizontal=True, vertical_alignment="center"):
-            what = current.label or current.config.get("exec_mode") or current.config.get("workload", "")
-            st.subheader(f"Run {current.id}: {what} — {current.status}", width="content")
-            share.share_button({"run": run_id}, f"run {run_id}")
+        _heading(current)
         if current.error:
-            st.error(current.error)
-        st.progress(_progress(current, metrics))
-        if current.status in ACTIVE:
-            if st.button("Cancel this run", key=f"cancel_{run_id}"):
-                cancel(store, run_id)
+            st.error(fmt.md(current.error, 400))
+        if current.live:
+            st.progress(views.progress(current), text=views.progress_text(current))
+            if (access.is_operator() and not current.cancel_requested
+                    and st.button("Cancel this run", key=f"cancel_{run_id}")
+                    and access.require_operator("cancel a run")):
+                store.request_cancel(run_id)  # the worker stops at its next report, or is stopped after a grace
                 st.rerun()
-        elif run.status in ACTIVE:
+        elif run.live:
             st.rerun()  # it just ended: a full rerun stops the timer and shows the summary
-        if current.kind == "bench":
-            bench_view.show(current, bench_view.cells_so_far(current, metrics))
-        elif len(metrics):
-            _charts(current, metrics)
-        elif current.status in ACTIVE:
-            st.caption("Waiting for the worker's first numbers (TensorFlow starts in a few seconds)…")
+        _charts(current, metrics)
 
     live()
-    if run.status not in ACTIVE:
-        _finished(store, run, live_metrics(store, run_id))
+    if not run.live:
+        _finished(store, run, live_metrics(store, run_id), page_kind)
+
+
+def _heading(run: Run) -> None:
+    with st.container(horizontal=True, vertical_alignment="center"):
+        preset = f" ({fmt.md(run.preset)})" if run.preset else ""
+        st.subheader(f"Run {run.id}: {fmt.md(run.label, 120)}{preset} — {run.status}", width="content")
+        share.share_button({"run": run.id}, f"run {run.id}")
+
+
+def _charts(run: Run, metrics: pd.DataFrame) -> None:
+    workload = workloads.get(run.kind)
+    special = extras.of(run.kind).charts
+    if special is not None:
+        special(run, metrics)
+        return
+    if not len(metrics):
+        if run.live:
+            st.caption(f"{(run.phase or 'starting').capitalize()}… the first numbers follow (TensorFlow starts in a "
+                       "few seconds, and a compiled style traces and compiles first).")
+        return
+    present = set(metrics["name"].unique())
+    smoothing = 0.0
+    if any(c.smooth and c.metric in present for c in workload.charts):
+        smoothing = st.slider("smoothing (EMA)", 0.0, 0.99, 0.6, key=f"smooth_{run.id}",
+                              help="TensorBoard's debiased moving average; the raw values stay faint behind it.")
+    columns = st.columns(2)
+    drawn = 0
+    for chart in workload.charts:
+        box = columns[drawn % 2]
+        if chart.metric.endswith("/"):
+            phases = {n[len(chart.metric):]: _last(metrics, n) for n in sorted(present) if n.startswith(chart.metric)}
+            if not phases:
+                continue
+            steps = int(metrics["step"].max())
+            box.plotly_chart(charts.phase_chart(phases, steps, chart.title), key=f"chart_{run.id}_{drawn}")
+        elif chart.metric in present:
+            box.plotly_chart(charts.metric_chart(metrics, chart.metric, labels={run.id: run.label}, title=chart.title,
+                                                 smoothing=smoothing if chart.smooth else 0.0, log_y=chart.log_y,
+                                                 percent=chart.percent), key=f"chart_{run.id}_{drawn}")
+        else:
+            continue
+        drawn += 1
+
+
+def _last(metrics: pd.DataFrame, name: str) -> float:
+    rows = metrics[metrics["name"] == name]
+    return float(rows["value"].iloc[-1]) if len(rows) else 0.0
+
+
+def _finished(store: Store, run: Run, metrics: pd.DataFrame, page_kind: str | None) -> None:
+    workload = workloads.get(run.kind)
+    verdict = views.verdict(run)
+    if verdict is not None:
+        VERDICT_BOX[verdict.level](fmt.md(verdict.text, 400))
+    if run.summary:
+        columns = st.columns(len(workload.headlines))
+        for box, h in zip(columns, workload.headlines, strict=True):
+            box.metric(h.label, fmt.headline(h, workloads.headline_value(run.summary, h)))
+    special = extras.of(run.kind).finished
+    if special is not None:
+        special(store, run, metrics)
+    _settings(run)
+    _files(store, run, metrics)
+    _again(run, workload, page_kind)
+    _name_and_notes(store, run)
+
+
+def _settings(run: Run) -> None:
+    table = views.settings(run)
+    changed = table[table["changed"]]
+    base = f"the preset {fmt.md(run.preset)}" if run.preset else "the defaults"
+    with st.expander(f"Settings ({len(changed)} changed from {base})"):
+        show_all = st.toggle("show every setting", key=f"all_settings_{run.id}")
+        shown = table if show_all else changed
+        if shown.empty:
+            st.caption("Every setting is at its default.")
+        else:
+            st.dataframe(shown.drop(columns="changed"), hide_index=True, width="stretch")
+
+
+def _files(store: Store, run: Run, metrics: pd.DataFrame) -> None:
+    with st.expander("Environment and files"):
+        st.json(run.environment or {}, expanded=False)
+        columns = st.columns(3)
+        columns[0].download_button("Metrics (CSV)", metrics.drop(columns="rowid").to_csv(index=False),
+                                   f"run{run.id}_metrics.csv", "text/csv", key=f"csv_{run.id}")
+        run_dir = store.run_dir(run.id)
+        files = sorted(p for p in run_dir.iterdir() if p.is_file() and p.name not in HIDDEN_FILES) \
+            if run_dir.is_dir() else []
+        for i, path in enumerate(files, start=1):
+            if access.may_download(path.name):
+                columns[i % 3].download_button(path.name, path.read_bytes(), f"run{run.id}_{path.name}",
+                                               key=f"file_{run.id}_{path.name}")
+
+
+def _again(run: Run, workload: workloads.Workload, page_kind: str | None) -> None:
+    if not access.is_operator():
+        return
+    if page_kind != run.kind:
+        st.page_link(f"pages/{run.kind}.py", label="Open this run on its workload's page to launch it again",
+                     query_params={"run": str(run.id)}, icon=":material/replay:")
+        return
+    st.button("Launch again with these settings", key=f"again_{run.id}", icon=":material/replay:",
+              on_click=_fill_form, args=(workload, run),
+              help="Opens the form filled with this run's settings; nothing runs until you press Launch.")
+
+
+def _fill_form(workload: workloads.Workload, run: Run) -> None:
+    forms.fill(workload, run.preset, views.relaunch_values(run), "")
+    st.query_params.pop("run", None)
+
+
+def _name_and_notes(store: Store, run: Run) -> None:
+    if not access.is_operator():
+        if run.notes:
+            st.caption("Notes")
+            st.text(run.notes)
+        return
+    with st.expander("Name and notes", expanded=bool(run.notes)):
+        label = st.text_input("name", value=run.label, key=f"edit_label_{run.id}")
+        notes = st.text_area("notes", value=run.notes, key=f"edit_notes_{run.id}",
+                             placeholder="What this run was for, what you saw.")
+        if st.button("Save", key=f"save_{run.id}") and access.require_operator("rename a run or edit its notes"):
+            try:
+                store.set_label(run.id, label)
+                store.set_notes(run.id, notes)
+            except (ConfigError, StoreError) as e:
+                st.error(fmt.md(str(e), 400))
+            else:
+                st.rerun()
+

@@ -7,7 +7,7 @@ from typing import Any
 
 import streamlit as st
 
-from rlcore import views
+from ui import views
 
 
 def share_button(params: Mapping[str, Any], what: str) -> None:

@@ -8,7 +8,7 @@ import sys
 
 import streamlit as st
 
-from rlcore.runs.store import Store
+from rlcore.runs.store import default_home
 
 
 @st.cache_data(show_spinner="Asking TensorFlow what this machine has…")
@@ -26,7 +26,7 @@ def gpu_reason(card: dict) -> str | None:
     return None if card.get("gpus") else "no GPU visible to TensorFlow"
 
 
-def render(store: Store) -> dict:
+def render() -> dict:
     card = device_card()
     with st.sidebar:
         st.markdown("**This machine**")
@@ -36,5 +36,5 @@ def render(store: Store) -> dict:
             st.caption(f"CPU: {card['cpu']} ({card['cores']} cores)  \n"
                        f"GPU: {', '.join(card['gpus']) or 'no GPU visible to TensorFlow'}  \n"
                        f"TensorFlow {card['tensorflow']}")
-        st.caption(f"Runs are stored in `{store.path}`")
+        st.caption(f"Runs are stored in `{default_home().resolve()}`")
     return card

@@ -1,7 +1,9 @@
 """The run store: one SQLite file (WAL), runs + metrics + artifacts, the single source of truth.
 
 Every method opens its own short connection, so the store can be used from Streamlit's threads and
-from several worker processes at once; SQLite's busy timeout serialises the writers.
+from several worker processes at once; SQLite's busy timeout serialises the writers. Every storage fault
+(a read-only, full, damaged or missing store) surfaces as ``StoreError`` with one sentence that says what to
+do; a read-only store still opens for reading, so pages that only look keep working.
 """
 
 from __future__ import annotations
@@ -9,26 +11,32 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import sqlite3
 import time
+import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from rlcore.config import BenchConfig, ConfigError, DQNConfig, HJBConfig, from_dict
+from rlcore import workloads
+from rlcore.config import LABEL_MAX, NOTES_MAX, ConfigError, check_text, label_of
 
-KINDS: dict[str, type] = {"dqn": DQNConfig, "hjb": HJBConfig, "bench": BenchConfig}
 STATUSES = ("queued", "running", "done", "failed", "cancelled", "diverged")
 ACTIVE = ("queued", "running")
 WORKER_DIED = "worker died"
-HEARTBEAT_STALE_SECONDS = 30.0
+NEVER_STARTED = "its worker never started"
+HEARTBEAT_STALE_SECONDS = 30.0  # no heartbeat for this long: the run is "unresponsive" (not dead)
+START_GRACE_SECONDS = 60.0  # a queued local run without a worker process after this long never started
+HOST = socket.gethostname()
 
-# Each entry upgrades the schema by one version; the list index + 1 is the version it produces.
-MIGRATIONS = [
+# Each entry upgrades the schema by one version; the list index + 1 is the version it produces. A string is SQL;
+# a callable gets the connection (for changes to stored values).
+MIGRATIONS: list[Any] = [
     """
     CREATE TABLE runs (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -61,7 +69,77 @@ MIGRATIONS = [
     """
     CREATE INDEX metrics_by_run_rowid ON metrics(run_id);
     """,
+    # What a run came from (preset), what people wrote about it (notes), where it is (progress, phase), who runs
+    # it (executor, host); and the store's identity, which names artifact folders so a new store never offers an
+    # old store's files for a reused id (pre-existing stores keep plain ids: theirs are never reused).
+    """
+    ALTER TABLE runs ADD COLUMN preset TEXT;
+    ALTER TABLE runs ADD COLUMN notes TEXT NOT NULL DEFAULT '';
+    ALTER TABLE runs ADD COLUMN progress REAL;
+    ALTER TABLE runs ADD COLUMN phase TEXT;
+    ALTER TABLE runs ADD COLUMN executor TEXT NOT NULL DEFAULT 'local';
+    ALTER TABLE runs ADD COLUMN host TEXT;
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    """,
 ]
+
+
+def _migrate_v3_values(db: sqlite3.Connection) -> None:
+    """Store ids for artifact folders, and DQN configs in today's honest form (turbo fields at their defaults
+    on book-loop runs; the old "0 = 1 s" training budget written out)."""
+    had_runs = db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] > 0
+    db.execute("INSERT OR IGNORE INTO meta VALUES ('store_id', ?)", ("" if had_runs else uuid.uuid4().hex[:8],))
+    for run_id, text in db.execute("SELECT id, config FROM runs WHERE kind = 'dqn'").fetchall():
+        config = json.loads(text)
+        if config.get("train_seconds") == 0.0:
+            config["train_seconds"] = 1.0
+        db.execute("UPDATE runs SET config = ? WHERE id = ?", (json.dumps(config), run_id))
+
+
+MIGRATIONS.append(_migrate_v3_values)
+
+
+class StoreError(RuntimeError):
+    """The store cannot do what was asked; the message is one sentence. ``kind`` is read-only, full, damaged,
+    missing, busy or other."""
+
+    def __init__(self, message: str, kind: str = "other") -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def storage_fault(error: BaseException) -> str:
+    """What kind of storage fault an exception is."""
+    text = str(error).lower()
+    if "readonly" in text or "read-only" in text or isinstance(error, PermissionError):
+        return "read-only"
+    if "disk is full" in text or "no space" in text or getattr(error, "errno", None) == 28:
+        return "full"
+    if "not a database" in text or "malformed" in text or "file is encrypted" in text:
+        return "damaged"
+    if "unable to open" in text or isinstance(error, FileNotFoundError):
+        return "missing"
+    if "locked" in text or "busy" in text:
+        return "busy"
+    return "other"
+
+
+def store_error(error: BaseException, path: Path) -> StoreError:
+    """The one sentence for a storage fault, with what to do about it."""
+    kind = storage_fault(error)
+    sentences = {
+        "read-only": f"The run store at {path} is read-only, so nothing can be launched, changed or recorded; "
+                     "point RLCORE_HOME at a writable directory (stored runs can still be looked at).",
+        "full": f"The disk holding the run store at {path} is full; free some space, then try again (what was "
+                "stored before is kept).",
+        "damaged": f"The run store at {path} is damaged (not a readable SQLite database); move it aside (for "
+                   f"example mv {path} {path}.damaged) and a new, empty store is made on the next start.",
+        "missing": f"The run store at {path} cannot be opened (its directory is missing or not accessible); point "
+                   "RLCORE_HOME at a directory this user can write.",
+        "busy": f"The run store at {path} stayed busy for 30 s (another process holds it); try again.",
+    }
+    other = f"The run store at {path} failed: {str(error).strip() or type(error).__name__}."
+    return StoreError(sentences.get(kind, other), kind)
 
 
 def default_home() -> Path:
@@ -86,20 +164,40 @@ class Run:
     summary: dict[str, Any] | None
     error: str | None
     cancel_requested: bool
+    preset: str | None = None
+    notes: str = ""
+    progress: float | None = None
+    phase: str | None = None
+    executor: str = "local"
+    host: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @property
+    def live(self) -> bool:
+        return self.status in ACTIVE
+
+    def unresponsive_for(self, now: float | None = None) -> float | None:
+        """Seconds since the last heartbeat of a running run that has gone quiet (None while it beats)."""
+        if self.status != "running" or self.heartbeat is None:
+            return None
+        quiet = (now or time.time()) - self.heartbeat
+        return quiet if quiet > HEARTBEAT_STALE_SECONDS else None
+
+
+_RUN_COLUMNS = [f.name for f in fields(Run)]
+
 
 def _decode(row: sqlite3.Row) -> Run:
-    values = dict(row)
+    values = {k: row[k] for k in _RUN_COLUMNS}
     for key in ("config", "environment", "summary"):
         values[key] = json.loads(values[key]) if values[key] else None
     values["cancel_requested"] = bool(values["cancel_requested"])
     return Run(**values)
 
 
-def _pid_alive(pid: int | None) -> bool:
+def pid_alive(pid: int | None) -> bool:
     if not pid:
         return False
     try:
@@ -121,19 +219,47 @@ class Store:
 
     def __init__(self, home: str | Path | None = None) -> None:
         self.home = Path(home) if home is not None else default_home()
-        self.home.mkdir(parents=True, exist_ok=True)
         self.path = self.home / "runs.sqlite"
+        self.read_only = False
+        try:
+            self.home.mkdir(parents=True, exist_ok=True)
+            with self._connect() as db:
+                db.execute("PRAGMA journal_mode=WAL")
+                self._migrate(db)
+        except StoreError as e:
+            if e.kind not in ("read-only", "missing") or not self.home.is_dir():
+                raise
+            if not self.path.is_file():
+                raise store_error(PermissionError(), self.path) from None
+            self.read_only = True  # a read-only directory or file: open it for reading only
+            self._check_readable()
+        except OSError as e:
+            raise store_error(e, self.path) from None
+        self.store_id = self._meta("store_id")
+
+    def _check_readable(self) -> None:
         with self._connect() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            self._migrate(db)
+            version = db.execute("SELECT version FROM schema_version").fetchone()
+        if not version or version[0] != len(MIGRATIONS):
+            raise StoreError(f"The run store at {self.path} is read-only and older than this version of the lab "
+                             "(it needs an upgrade, which must write); make it writable once.", "read-only")
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-        db.row_factory = sqlite3.Row
-        db.execute("PRAGMA foreign_keys=ON")
+        try:
+            if self.read_only:
+                # immutable: SQLite cannot create the -shm file of a WAL store in a read-only directory.
+                db = sqlite3.connect(f"file:{self.path}?immutable=1", uri=True, isolation_level=None)
+            else:
+                db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            db.row_factory = sqlite3.Row
+            db.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.Error as e:
+            raise store_error(e, self.path) from None
         try:
             yield db
+        except sqlite3.Error as e:
+            raise store_error(e, self.path) from None
         finally:
             db.close()
 
@@ -143,17 +269,29 @@ class Store:
             db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
             row = db.execute("SELECT version FROM schema_version").fetchone()
             version = row[0] if row else 0
-            for script in MIGRATIONS[version:]:
-                for statement in filter(str.strip, script.split(";")):
+            for step in MIGRATIONS[version:]:
+                if callable(step):
+                    step(db)
+                    continue
+                for statement in filter(str.strip, step.split(";")):
                     db.execute(statement)
             if row is None:
                 db.execute("INSERT INTO schema_version VALUES (?)", (len(MIGRATIONS),))
-            else:
+            elif version != len(MIGRATIONS):
                 db.execute("UPDATE schema_version SET version = ?", (len(MIGRATIONS),))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
+
+    def _meta(self, key: str) -> str:
+        with self._connect() as db:
+            row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else ""
+
+    def _writable(self) -> None:
+        if self.read_only:
+            raise store_error(PermissionError(), self.path)
 
     @property
     def schema_version(self) -> int:
@@ -162,15 +300,22 @@ class Store:
 
     # ------------------------------------------------------------ runs
 
-    def create_run(self, kind: str, config: dict[str, Any] | Any, label: str = "") -> int:
-        """Validate the config and insert a queued run; an invalid config writes nothing."""
-        if kind not in KINDS:
-            raise ConfigError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}.")
-        values = config if isinstance(config, dict) else asdict(config)
-        validated = asdict(from_dict(KINDS[kind], values))
+    def create_run(self, kind: str, config: dict[str, Any] | Any, label: str = "", *, preset: str | None = None,
+                   executor: str = "local") -> int:
+        """Validate the config (given values over the preset's) and insert a queued run; an invalid config or
+        label writes nothing.
+
+        A run without a label gets a name from what sets it apart (its style, preset and changed settings).
+        """
+        workload = workloads.get(kind)
+        values = asdict(config) if is_dataclass(config) else dict(config)
+        cfg = workload.make_config(values, preset)  # the preset's values under the given ones
+        label = check_text(label, "label", LABEL_MAX) or auto_label(workload, cfg, preset)
+        self._writable()
         with self._connect() as db:
-            cur = db.execute("INSERT INTO runs (kind, config, label, created) VALUES (?, ?, ?, ?)",
-                             (kind, json.dumps(validated), label, time.time()))
+            cur = db.execute("INSERT INTO runs (kind, config, label, created, preset, executor) "
+                             "VALUES (?, ?, ?, ?, ?, ?)",
+                             (kind, json.dumps(asdict(cfg)), label, time.time(), preset, executor))
             return int(cur.lastrowid)
 
     def get_run(self, run_id: int) -> Run | None:
@@ -184,22 +329,39 @@ class Store:
         with self._connect() as db:
             return [_decode(r) for r in db.execute("SELECT * FROM runs ORDER BY id DESC")]
 
+    def set_label(self, run_id: int, label: str) -> None:
+        label = check_text(label, "label", LABEL_MAX)
+        if not label:
+            raise ConfigError("label must not be empty.", "label")
+        self._update(run_id, "label", label)
+
+    def set_notes(self, run_id: int, notes: str) -> None:
+        self._update(run_id, "notes", check_text(notes, "notes", NOTES_MAX, multiline=True))
+
+    def _update(self, run_id: int, column: str, value: Any) -> None:
+        self._writable()
+        with self._connect() as db:
+            if db.execute(f"UPDATE runs SET {column} = ? WHERE id = ?", (value, run_id)).rowcount == 0:
+                raise ConfigError(f"run {run_id} does not exist.", "run")
+
     def set_pid(self, run_id: int, pid: int) -> None:
         with self._connect() as db:
-            db.execute("UPDATE runs SET pid = ?, heartbeat = ? WHERE id = ?", (pid, time.time(), run_id))
+            db.execute("UPDATE runs SET pid = ?, heartbeat = ?, host = ? WHERE id = ?",
+                       (pid, time.time(), HOST, run_id))
 
-    def oldest_queued(self) -> int | None:
+    def oldest_queued(self, executor: str = "local") -> int | None:
         with self._connect() as db:
-            row = db.execute("SELECT id FROM runs WHERE status = 'queued' ORDER BY id LIMIT 1").fetchone()
+            row = db.execute("SELECT id FROM runs WHERE status = 'queued' AND executor = ? ORDER BY id LIMIT 1",
+                             (executor,)).fetchone()
         return row[0] if row else None
 
-    def mark_running(self, run_id: int, pid: int, environment: dict[str, Any]) -> bool:
+    def mark_running(self, run_id: int, pid: int, environment: dict[str, Any], host: str = HOST) -> bool:
         """queued -> running; False when the run is no longer queued (cancelled meanwhile)."""
         now = time.time()
         with self._connect() as db:
             cur = db.execute(
-                "UPDATE runs SET status = 'running', pid = ?, started = ?, heartbeat = ?, environment = ? "
-                "WHERE id = ? AND status = 'queued'", (pid, now, now, json.dumps(environment), run_id))
+                "UPDATE runs SET status = 'running', pid = ?, started = ?, heartbeat = ?, environment = ?, host = ? "
+                "WHERE id = ? AND status = 'queued'", (pid, now, now, json.dumps(environment), host, run_id))
             return cur.rowcount == 1
 
     def heartbeat(self, run_id: int) -> bool:
@@ -210,51 +372,78 @@ class Store:
         return bool(row and row[0])
 
     def finish(self, run_id: int, status: str, *, summary: dict[str, Any] | None = None,
-               error: str | None = None) -> None:
+               error: str | None = None) -> bool:
+        """Record a live run's end; False when it had already ended (a second end changes nothing)."""
         if status not in STATUSES or status in ACTIVE:
             raise ValueError(f"not a final status: {status!r}")
         with self._connect() as db:
-            db.execute("UPDATE runs SET status = ?, finished = ?, summary = ?, error = ? WHERE id = ? "
-                       "AND status IN ('queued', 'running')",
-                       (status, time.time(), json.dumps(summary) if summary is not None else None, error, run_id))
+            cur = db.execute(
+                "UPDATE runs SET status = ?, finished = ?, summary = ?, error = ?, "
+                "progress = CASE WHEN ? = 'done' THEN 1.0 ELSE progress END, phase = NULL "
+                "WHERE id = ? AND status IN ('queued', 'running')",
+                (status, time.time(), json.dumps(summary) if summary is not None else None, error, status, run_id))
+            return cur.rowcount == 1
 
     def request_cancel(self, run_id: int) -> None:
         """Flag the run; a queued run is cancelled at once, a running one by its worker."""
+        self._writable()
         with self._connect() as db:
             db.execute("UPDATE runs SET cancel_requested = 1 WHERE id = ?", (run_id,))
             db.execute("UPDATE runs SET status = 'cancelled', finished = ? WHERE id = ? AND status = 'queued'",
                        (time.time(), run_id))
 
     def reconcile(self) -> None:
-        """A live-looking run whose worker is gone (pid dead, or silent too long) failed: 'worker died'."""
+        """A local run whose worker process is gone failed ("worker died"); a queued one whose worker never
+        started failed with that reason. A run that is only quiet is left alone: silence is not death (its view
+        says "unresponsive"), so a result that arrives later is never thrown away."""
+        if self.read_only:
+            return
         now = time.time()
         with self._connect() as db:
-            rows = db.execute("SELECT id, pid, heartbeat, status FROM runs WHERE status IN ('queued', 'running') "
-                              "AND pid IS NOT NULL").fetchall()
-            for run_id, pid, beat, status in rows:
-                stale = status == "running" and beat is not None and now - beat > HEARTBEAT_STALE_SECONDS
-                if not _pid_alive(pid) or stale:
-                    db.execute("UPDATE runs SET status = 'failed', error = ?, finished = ? WHERE id = ? AND "
-                               "status IN ('queued', 'running')", (WORKER_DIED, now, run_id))
+            rows = db.execute("SELECT id, pid, status, created, host FROM runs WHERE status IN ('queued', "
+                              "'running') AND executor = 'local'").fetchall()
+            for run_id, pid, status, created, host in rows:
+                if pid is None:
+                    if status == "queued" and now - created > START_GRACE_SECONDS:
+                        self._fail(db, run_id, NEVER_STARTED, now)
+                elif host in (None, HOST) and not pid_alive(pid):
+                    self._fail(db, run_id, WORKER_DIED, now)
+
+    @staticmethod
+    def _fail(db: sqlite3.Connection, run_id: int, error: str, now: float) -> None:
+        db.execute("UPDATE runs SET status = 'failed', error = ?, finished = ?, phase = NULL WHERE id = ? AND "
+                   "status IN ('queued', 'running')", (error, now, run_id))
 
     def delete_run(self, run_id: int) -> bool:
         """Delete the row, its metrics and its artifacts together; a live run must be cancelled first."""
+        self._writable()
+        run_dir = self.run_dir(run_id)
         with self._connect() as db:
             cur = db.execute("DELETE FROM runs WHERE id = ? AND status NOT IN ('queued', 'running')", (run_id,))
             if cur.rowcount == 0 and self.get_run(run_id) is not None:
                 raise ValueError(f"run {run_id} is still queued or running; cancel it first.")
-        shutil.rmtree(self.run_dir(run_id), ignore_errors=True)
+        shutil.rmtree(run_dir, ignore_errors=True)
         return cur.rowcount == 1
 
     # ------------------------------------------------------------ metrics and artifacts
 
     def append_metrics(self, run_id: int, rows: Iterable[tuple[int, float, str, float]]) -> None:
         """Append (step, wall seconds, name, value) rows in one transaction."""
+        self.report(run_id, rows)
+
+    def report(self, run_id: int, rows: Iterable[tuple[int, float, str, float]], *, progress: float | None = None,
+               phase: str | None = None) -> bool:
+        """A worker's flush in one transaction: metric rows, progress, phase and heartbeat. Returns whether a
+        cancel was asked for."""
         with self._connect() as db:
             db.execute("BEGIN")
             db.executemany("INSERT INTO metrics (run_id, step, wall, name, value) VALUES (?, ?, ?, ?, ?)",
                            ((run_id, s, w, n, v) for s, w, n, v in rows))
+            db.execute("UPDATE runs SET heartbeat = ?, progress = COALESCE(?, progress), "
+                       "phase = COALESCE(?, phase) WHERE id = ?", (time.time(), progress, phase, run_id))
+            row = db.execute("SELECT cancel_requested FROM runs WHERE id = ?", (run_id,)).fetchone()
             db.execute("COMMIT")
+        return bool(row and row[0])
 
     def metric_count(self, run_id: int) -> int:
         with self._connect() as db:
@@ -277,8 +466,32 @@ class Store:
                 "ORDER BY rowid", db, params=(run_id, after_rowid))
 
     def run_dir(self, run_id: int) -> Path:
-        return self.home / "runs" / str(run_id)
+        """Where a run's files live: named by the store's identity too, so a store made anew (ids from 1 again)
+        never offers the files of an older store's run with the same id."""
+        return self.home / "runs" / (f"{self.store_id}-{run_id}" if self.store_id else str(run_id))
+
+    def save_artifacts(self, run_id: int, artifacts: dict[str, bytes]) -> None:
+        try:
+            run_dir = self.run_dir(run_id)
+            run_dir.mkdir(parents=True, exist_ok=True)
+            for name, data in artifacts.items():
+                (run_dir / Path(name).name).write_bytes(data)
+        except OSError as e:
+            raise store_error(e, self.home) from None
 
     def integrity_check(self) -> str:
         with self._connect() as db:
             return db.execute("PRAGMA integrity_check").fetchone()[0]
+
+
+def auto_label(workload: workloads.Workload, cfg: Any, preset: str | None) -> str:
+    """A run's name when nobody gave one: style, preset, then up to three settings that differ from them."""
+    values = asdict(cfg)
+    base = workload.defaults(preset)
+    style = workloads.style_of(workload.kind, values)
+    parts = [p for p in (style, preset if preset and preset != style else None) if p]
+    changed = [f for f in fields(cfg) if values[f.name] != base.get(f.name) and f.name not in ("exec_mode", "workload")]
+    parts += [f"{label_of(f)}={values[f.name]}" for f in changed[:3]]
+    if len(changed) > 3:
+        parts.append(f"+{len(changed) - 3} more")
+    return " ".join(parts) or workload.kind

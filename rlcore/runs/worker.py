@@ -1,51 +1,58 @@
-"""One subprocess per run: launch it, queue behind a file lock, train, report to the store, end cleanly.
+"""The local executor: one subprocess per run, queued behind a file lock, reporting to the store.
 
 ``launch`` never forks: it starts ``python -m rlcore worker --run ID`` with the run's device fixed in
 the child's environment before TensorFlow is imported there. Workers take turns through an exclusive
 lock on ``$RLCORE_HOME/worker.lock`` and each waits until its run is the oldest queued one, so runs
-start in creation order and never two train at once.
+start in creation order and never two train at once. While a run trains, a heartbeat thread tells the
+store the process lives, whatever the training loop is doing (one compiled call can last a minute).
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import traceback
 from pathlib import Path
 from typing import Any
 
-from rlcore import report
-from rlcore.config import BenchConfig, DQNConfig, HJBConfig, from_dict
-from rlcore.execution import enable_xla_cache, pin_device
-from rlcore.runs.store import ACTIVE, Store
+from rlcore import report, workloads
+from rlcore.execution import prepare_process
+from rlcore.runs.store import ACTIVE, Store, StoreError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 FLUSH_SECONDS = 0.5
-REPLAY_SEEDS = (0, 1, 2)
+HEARTBEAT_SECONDS = 2.0
+CANCEL_GRACE_SECONDS = 10.0  # a cancelled run whose loop has not stopped by then (inside a long compiled call) ends
+LAUNCH_FAILED = "its worker could not start"
 
 
 class StoreReporter:
-    """Buffers records as metric rows, flushes them at most every ``flush_seconds`` with a heartbeat,
-    and turns a cancel flag in the store into a stop."""
+    """Buffers records as metric rows and flushes them with the progress and phase at most every
+    ``flush_seconds`` (at once when the phase changes); a cancel flag in the store becomes a stop."""
 
     def __init__(self, store: Store, run_id: int, flush_seconds: float = FLUSH_SECONDS) -> None:
         self.store, self.run_id, self.flush_seconds = store, run_id, flush_seconds
         self.rows: list[tuple[int, float, str, float]] = []
+        self.progress: float | None = None
+        self.phase: str | None = None
         self.last_flush = 0.0
         self.cancelled = False
 
     def on_start(self, info: report.RunInfo) -> None:
-        self.cancelled = self.store.heartbeat(self.run_id)
+        self.cancelled = self.store.heartbeat(self.run_id) or self.cancelled
 
     def on_record(self, record: report.Record) -> bool:
         self.rows.extend((record.step, record.wall_seconds, k, float(v)) for k, v in record.metrics.items())
-        if time.monotonic() - self.last_flush >= self.flush_seconds:
+        self.progress = record.progress
+        if record.phase:
+            self.phase = record.phase
+        if record.phase or time.monotonic() - self.last_flush >= self.flush_seconds:
             self.flush()
         return not self.cancelled
 
@@ -53,27 +60,70 @@ class StoreReporter:
         self.flush()
 
     def flush(self) -> None:
-        if self.rows:
-            self.store.append_metrics(self.run_id, self.rows)
-            self.rows = []
-        self.cancelled = self.store.heartbeat(self.run_id) or self.cancelled
+        rows, self.rows = self.rows, []
+        self.cancelled = self.store.report(self.run_id, rows, progress=self.progress, phase=self.phase) \
+            or self.cancelled
         self.last_flush = time.monotonic()
 
 
-def launch(store: Store, run_id: int) -> subprocess.Popen:
-    """Start the worker of a stored run and return at once; its output goes to the run's log file."""
+class Heartbeat:
+    """A thread that beats for the run every few seconds while the process lives, and hears cancel requests.
+
+    A cancel reaches the loop at its next report; a loop inside one long compiled call cannot hear it, so after
+    a grace period the heartbeat records the run as cancelled and ends the process.
+    """
+
+    def __init__(self, store: Store, run_id: int, reporter: StoreReporter, every: float = HEARTBEAT_SECONDS,
+                 grace: float = CANCEL_GRACE_SECONDS) -> None:
+        self.store, self.run_id, self.reporter, self.every, self.grace = store, run_id, reporter, every, grace
+        self._stop = threading.Event()
+        self._cancel_heard: float | None = None
+        self._thread = threading.Thread(target=self._beat, name=f"heartbeat-{run_id}", daemon=True)
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=self.every + 5)
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.every):
+            with contextlib.suppress(StoreError):  # a busy or full store must not kill the run; the next beat tries
+                if self.store.heartbeat(self.run_id):
+                    self.reporter.cancelled = True
+                    self._cancel_heard = self._cancel_heard or time.monotonic()
+            if self._cancel_heard and time.monotonic() - self._cancel_heard > self.grace and not self._stop.is_set():
+                with contextlib.suppress(StoreError):
+                    self.store.finish(self.run_id, "cancelled", error=f"stopped: the training did not reach a "
+                                      f"point where it can stop within {self.grace:g} s of the cancel")
+                os._exit(0)  # the whole process, lock included: the queue goes on
+
+
+def launch(store: Store, run_id: int) -> subprocess.Popen | None:
+    """Start the worker of a stored run and return at once; its output goes to the run's log file.
+
+    If the worker cannot start (no room for its folder, no Python), the run fails at once with the reason,
+    so the queue never waits on a run that nobody will execute.
+    """
     run = store.get_run(run_id)
     if run is None:
         raise ValueError(f"run {run_id} does not exist.")
     env = dict(os.environ)
     env["RLCORE_HOME"] = str(store.home.resolve())
-    pin_device(run.config["device"], env)
-    run_dir = store.run_dir(run_id)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    with open(run_dir / "worker.log", "ab") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "rlcore", "worker", "--run", str(run_id)], cwd=PROJECT_ROOT,
-                                env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+    prepare_process(",".join(workloads.devices_of(workloads.get(run.kind).make_config(run.config))),
+                    store.home.resolve(), env)
+    try:
+        run_dir = store.run_dir(run_id)
+        run_dir.mkdir(parents=True, exist_ok=True)
+        with open(run_dir / "worker.log", "ab") as log:
+            proc = subprocess.Popen([sys.executable, "-m", "rlcore", "worker", "--run", str(run_id)],
+                                    cwd=PROJECT_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log,
+                                    stderr=subprocess.STDOUT, start_new_session=True)
+    except OSError as e:
+        store.finish(run_id, "failed", error=f"{LAUNCH_FAILED}: {e.strerror or e} ({e.filename or sys.executable}).")
+        return None
     store.set_pid(run_id, proc.pid)
     return proc
 
@@ -103,7 +153,10 @@ def run_worker(run_id: int, store: Store | None = None) -> int:
     if run is None:
         print(f"run {run_id} does not exist.", file=sys.stderr)
         return 2
-    pin_device(run.config["device"])
+    workload = workloads.get(run.kind)
+    cfg = workload.make_config(run.config)
+    # Before TensorFlow starts in this process: it reads the device and the XLA cache setting only then.
+    prepare_process(",".join(workloads.devices_of(cfg)), store.home)
     with open(store.home / "worker.lock", "a") as lock:
         while True:
             fcntl.flock(lock, fcntl.LOCK_EX)
@@ -114,50 +167,70 @@ def run_worker(run_id: int, store: Store | None = None) -> int:
                 break
             fcntl.flock(lock, fcntl.LOCK_UN)
             time.sleep(0.2)
-        _execute(store, run_id, run.kind, run.config)  # the lock is held until the file closes
+        execute(store, run_id, workload, cfg)  # the lock is held until the file closes
     return 0
 
 
-def _execute(store: Store, run_id: int, kind: str, config: dict[str, Any]) -> None:
+def execute(store: Store, run_id: int, workload: workloads.Workload, cfg: Any) -> None:
+    """Train a run in this process and record its end: done (summary and artifacts), cancelled, diverged or
+    failed with the message; a storage fault on the way is its one sentence."""
     from rlcore.environment import environment_card  # imports TensorFlow, under the pinned device
 
     if not store.mark_running(run_id, os.getpid(), environment_card()):
         return
+    reserve = SpaceReserve(store.run_dir(run_id) / ".space-reserve")
     reporter = StoreReporter(store, run_id)
     try:
-        summary, stopped = _train(store, run_id, kind, config, reporter)
-        store.finish(run_id, "cancelled" if stopped and reporter.cancelled else "done", summary=summary)
+        with Heartbeat(store, run_id, reporter):
+            outcome = workload.train(cfg, reporter)
+            store.save_artifacts(run_id, outcome.artifacts)
+        status = "cancelled" if outcome.stopped and reporter.cancelled else "done"
+        _record(store, reserve, lambda: store.finish(run_id, status, summary=outcome.summary))
     except report.DivergedError as e:
-        reporter.flush()
-        store.finish(run_id, "diverged", error=str(e))
+        _end(store, reserve, run_id, reporter, "diverged", str(e))
+    except StoreError as e:
+        traceback.print_exc()
+        _end(store, reserve, run_id, reporter, "failed", str(e))
     except Exception as e:
         traceback.print_exc()  # the traceback goes to the run's log file only
+        _end(store, reserve, run_id, reporter, "failed", str(e) or type(e).__name__)
+    finally:
+        reserve.release()
+
+
+class SpaceReserve:
+    """A little disk space held back while a run trains, so that on a full disk the run can still record why it
+    ended (SQLite needs room in its write-ahead log even for that one row)."""
+
+    SIZE = 1 << 20
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            path.write_bytes(bytes(self.SIZE))
+        except OSError:
+            path.unlink(missing_ok=True)
+
+    def release(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+def _record(store: Store, reserve: SpaceReserve, write: Any) -> None:
+    """Write a run's end; on a full disk, give back the reserve and write it again."""
+    try:
+        write()
+    except StoreError as e:
+        if e.kind != "full":
+            raise
+        reserve.release()
+        write()
+
+
+def _end(store: Store, reserve: SpaceReserve, run_id: int, reporter: StoreReporter, status: str,
+         error: str) -> None:
+    with contextlib.suppress(StoreError):
         reporter.flush()
-        store.finish(run_id, "failed", error=str(e) or type(e).__name__)
-
-
-def _train(store: Store, run_id: int, kind: str, config: dict[str, Any],
-           reporter: StoreReporter) -> tuple[dict[str, Any], bool]:
-    run_dir = store.run_dir(run_id)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    if kind == "dqn":
-        cfg = from_dict(DQNConfig, config)
-        if cfg.exec_mode == "turbo":
-            enable_xla_cache(store.home / "xla_cache")  # before the first XLA compile of this process
-        from rlcore import dqn
-
-        result = dqn.train(cfg, reporter)
-        dqn.save_model(result.agent, run_dir / "model.keras")
-        replays = [dqn.play_game(result.agent.q_values, seed, mode=cfg.mode, noise=cfg.test_noise,
-                                 max_moves=cfg.test_max_moves).to_dict() for seed in REPLAY_SEEDS]
-        (run_dir / "replays.json").write_text(json.dumps(replays))
-        return result.summary(), result.stopped_early
-    if kind == "bench":
-        from rlcore import bench
-
-        summary = bench.run(from_dict(BenchConfig, config), reporter)
-        return summary, summary["stopped_early"]
-    from rlcore import hjb
-
-    result = hjb.train(from_dict(HJBConfig, config), reporter)
-    return result.summary(), result.stopped_early
+    try:
+        _record(store, reserve, lambda: store.finish(run_id, status, error=error))
+    except StoreError as e:  # the store itself fails: the log keeps the reason
+        print(f"could not record the end of run {run_id} ({status}: {error}): {e}", file=sys.stderr)

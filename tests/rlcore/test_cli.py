@@ -38,7 +38,7 @@ def test_dqn_run_writes_the_result_json_and_a_model(tmp_path):
         (["--epsilon", "1.5"], "error: epsilon must be at most 1"),
         (["--mode", "maze"], "error: argument --mode: invalid choice: 'maze'"),
         (["--epochs", "0"], "error: epochs must be at least 1"),
-        (["--epochs", "ten"], "error: argument --epochs: invalid int value: 'ten'"),
+        (["--epochs", "ten"], "error: epochs must be a whole number, not 'ten'."),
         (["--exec", "fast"], "error: argument --exec: invalid choice: 'fast'"),
         (["--save-model", "agent.h5"], "error: --save-model must name a .keras file"),
     ],

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from rlcore import dqn, report
+from rlcore import dqn, qnet, report
 from rlcore import gridworld as gw
 from rlcore.config import DQNConfig
-from rlcore.execution import EXEC_MODES, DeviceError, check_device
+from rlcore.execution import BOOK_STYLES, DeviceError, check_device
 
 TINY = {"epochs": 12, "memory_size": 120, "batch_size": 16, "sync_every": 25, "test_games": 50, "eval_every": 6,
         "hidden1": 16, "hidden2": 8}
@@ -26,12 +26,12 @@ def _batch(rng, n=32):
     )
 
 
-def test_all_four_styles_compute_the_same_step():
+def test_the_four_book_styles_compute_the_same_step():
     """Same weights and batch: naive, eager, graph and xla give the same loss and updated weights."""
     cfg = DQNConfig(seed=5)
     batch = _batch(np.random.default_rng(0))
     results = {}
-    for mode in EXEC_MODES:
+    for mode in BOOK_STYLES:
         agent = dqn.Agent(cfg, mode)
         loss = float(agent.train(batch))
         loss2 = float(agent.train(batch))
@@ -56,7 +56,7 @@ def test_online_and_target_start_identical_and_sync_copies():
 
 
 def test_pytorch_default_init_bounds():
-    model = dqn.build_q_network(150, 100, seed=0)
+    model = qnet.build_q_network(150, 100, seed=0)
     for layer, fan_in in zip(model.layers, (64, 150, 100), strict=True):
         kernel, bias = (w.numpy() for w in layer.weights)
         bound = 1 / np.sqrt(fan_in)
@@ -108,7 +108,8 @@ def test_reporter_can_stop_the_loop():
     result = dqn.train(DQNConfig(exec_mode="eager", **(TINY | {"epochs": 500})), rep, report_interval=0.0)
     assert result.stopped_early
     assert result.games < 3 and result.steps <= 2 * 51  # stopped at the second record, within two games
-    assert len(rep.records) == 3  # the two it took, then the final one with the win rate
+    assert len(rep.records) == 4  # the start, the one that stopped it, then "testing" and the win rate
+    assert [r.phase for r in rep.records] == [report.TRAINING, "", report.TESTING, ""]
 
 
 def test_same_seed_same_run():
@@ -161,31 +162,31 @@ def oracle_q(states: np.ndarray) -> np.ndarray:
 
 def test_win_rate_of_an_optimal_player_is_the_books_ceiling():
     """99.67% of valid random boards are winnable and no shortest path exceeds 8 < 16 moves."""
-    rate = dqn.evaluate_win_rate(oracle_q, np.random.default_rng(0), games=1000)
+    rate = qnet.evaluate_win_rate(oracle_q, np.random.default_rng(0), games=1000)
     assert 0.99 <= rate < 1.0
 
 
 def test_win_rate_of_a_player_that_only_goes_up_is_low():
-    rate = dqn.evaluate_win_rate(lambda s: np.tile([1.0, 0, 0, 0], (len(s), 1)), np.random.default_rng(0),
+    rate = qnet.evaluate_win_rate(lambda s: np.tile([1.0, 0, 0, 0], (len(s), 1)), np.random.default_rng(0),
                                  games=1000)
     assert 0.05 < rate < 0.35  # wins only when the goal is straight above
 
 
 def test_play_game_replays_a_seeded_game_step_by_step():
-    replay = dqn.play_game(oracle_q, seed=11)
+    replay = qnet.play_game(oracle_q, seed=11)
     assert replay.won
     assert len(replay.boards) == len(replay.actions) + 1 == len(replay.rewards) + 1
     for before, a, after, r in zip(replay.boards, replay.actions, replay.boards[1:], replay.rewards, strict=False):
         assert gw.step(before, a) == (after, r)
-    assert dqn.play_game(oracle_q, seed=11).to_dict() == replay.to_dict()
+    assert qnet.play_game(oracle_q, seed=11).to_dict() == replay.to_dict()
     assert json.loads(json.dumps(replay.to_dict()))["won"] is True
 
 
 def test_saved_model_reloads_with_the_same_q_values(tmp_path):
     agent = dqn.Agent(DQNConfig(seed=2), "graph")
-    path = dqn.save_model(agent, tmp_path / "agent.keras")
+    path = qnet.save_model(agent.online, tmp_path / "agent.keras")
     states = np.random.default_rng(0).random((5, 64), dtype=np.float32)
-    np.testing.assert_allclose(dqn.load_q_function(path)(states), agent.q_values(states), rtol=1e-6)
+    np.testing.assert_allclose(qnet.load_q_function(path)(states), agent.q_values(states), rtol=1e-6)
 
 
 # ---------------------------------------------------------------- devices

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from rlcore import dqn, dqn_turbo, report
+from rlcore import dqn_turbo, qnet, report
 from rlcore import gridworld as gw
 from rlcore import gridworld_tf as gtf
 from rlcore.config import ConfigError, DQNConfig
@@ -94,20 +94,22 @@ def test_turbo_learns_the_game_within_a_fixed_number_of_steps():
     agent = dqn_turbo.TurboAgent(DQNConfig(exec_mode="turbo", seed=0))
     for _ in range(12):
         agent.chunk(tf.constant(25))
-    win_rate = dqn.evaluate_win_rate(agent.q_values, np.random.default_rng(5), games=500)
+    win_rate = qnet.evaluate_win_rate(agent.q_values, np.random.default_rng(5), games=500)
     assert win_rate > 0.85
 
 
 def test_train_reports_like_the_other_styles_and_times_compile_apart():
     reporter = report.ListReporter()
-    result = dqn.train(DQNConfig(train_seconds=0.4, seed=2, **SMALL), reporter)
+    result = dqn_turbo.train(DQNConfig(train_seconds=0.4, seed=2, **SMALL), reporter)
     summary = result.summary()
     assert summary["compile_seconds"] > 0 and 0.4 <= summary["train_seconds"] < 1.5
     assert summary["steps"] > 0 and summary["updates"] > 0
-    assert set(summary["phase_seconds"]) == {"in-graph", "eval"}
+    assert set(summary["phase_seconds"]) == {"compile", "in-graph", "eval"}
+    assert summary["phase_seconds"]["compile"] == summary["compile_seconds"]
+    assert [r.phase for r in reporter.records if r.phase][:2] == [report.COMPILING, report.TRAINING]
     names = set().union(*(r.metrics for r in reporter.records))
     assert {report.LOSS, report.ENV_STEPS_PER_S, report.GAMES, report.EPSILON, report.WIN_RATE,
-            "time/in-graph", "time/eval"} <= names
+            "time/compile", "time/in-graph", "time/eval"} <= names
     assert 0 <= summary["win_rate"] <= 1 and reporter.summary["compile_seconds"] == summary["compile_seconds"]
 
 
@@ -149,7 +151,7 @@ def test_cli_turbo_rejects_a_negative_budget_in_one_sentence():
 
     bad = subprocess.run([sys.executable, "-m", "rlcore", "dqn", "--exec", "turbo", "--train-seconds", "-1"],
                          capture_output=True, text=True, timeout=60)
-    assert bad.returncode == 2 and bad.stderr.startswith("error: train_seconds must be at least 0, not -1.")
+    assert bad.returncode == 2 and bad.stderr.startswith("error: train_seconds must be at least 0.01, not -1.")
 
 
 def test_the_xla_cache_flag_is_added_once_and_read_back(tmp_path):

@@ -1,4 +1,4 @@
-"""Plotly figure builders: data in, go.Figure out. Pure, so they are tested without Streamlit.
+"""Plotly figure builders for the dashboard: data in, go.Figure out. Pure (no Streamlit), so tested on their own.
 
 Metrics arrive in the store's long format (run_id, step, wall, name, value). Long series are thinned
 to at most ``MAX_POINTS`` per trace so charts stay responsive on long runs.
@@ -6,14 +6,31 @@ to at most ``MAX_POINTS`` per trace so charts stay responsive on long runs.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from ui import fmt
+
 MAX_POINTS = 2000
-X_AXES = {"step": "step", "wall": "wall-clock seconds"}
+X_AXES = {"step": "step", "wall": "training seconds"}
+# One colour per run id, the same on every chart and in every comparison (Plotly's qualitative palette).
+PALETTE = ("#636efa", "#ef553b", "#00cc96", "#ab63fa", "#ffa15a", "#19d3f3", "#ff6692", "#b6e880", "#ff97ff",
+           "#fecb52")
+MARGIN = {"t": 40, "b": 40, "l": 60, "r": 10}
+
+
+def run_color(run_id: int) -> str:
+    return PALETTE[(run_id - 1) % len(PALETTE)]
+
+
+def plain(text: str, limit: int = 60) -> str:
+    """User text for a Plotly label or legend: its HTML shown as characters, at most ``limit`` of them."""
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    return html.escape(text, quote=False)
 
 
 def downsample(frame: pd.DataFrame, max_points: int = MAX_POINTS) -> pd.DataFrame:
@@ -36,32 +53,69 @@ def ema(values: pd.Series, smoothing: float) -> pd.Series:
     return pd.Series(out, index=values.index)
 
 
+def y_axis(values: pd.Series, *, log_y: bool, percent: bool) -> dict:
+    """A y axis that reads well: percent ticks for rates, decade ticks on a log axis that spans decades."""
+    axis: dict = {"type": "log" if log_y else "linear", "separatethousands": True}
+    positive = values[values > 0] if len(values) else values
+    if log_y and len(positive) and positive.max() / positive.min() >= 10:
+        axis |= {"dtick": 1, "exponentformat": "power", "showexponent": "all"}  # one tick per decade: 10⁻², 10⁻¹
+    if percent:
+        axis |= {"tickformat": ".2~%" if log_y else ".0%"}
+        if not log_y:
+            axis["range"] = [0, max(1.0, float(values.max()) if len(values) else 1.0) * 1.02]
+    elif not log_y:
+        axis["tickformat"] = ",.3~s"  # 1.2k, 250k: thousands readable at a glance
+    return axis
+
+
+def x_axis(xs: pd.Series, x: str) -> dict:
+    axis: dict = {"title": {"text": X_AXES[x]}, "rangemode": "tozero", "separatethousands": True}
+    top = float(xs.max()) if len(xs) else 0.0
+    if x == "step":
+        axis["tickformat"] = ",d"
+        if top < 10:
+            axis["dtick"] = 1  # no fractional steps on a short run
+    if len(xs) and xs.nunique() == 1:
+        axis["range"] = [0, max(top * 1.05, 1.0)]  # a lone point sits on a readable axis from 0
+    return axis
+
+
 def metric_chart(metrics: pd.DataFrame, name: str, *, labels: Mapping[int, str] | None = None, x: str = "step",
-                 smoothing: float = 0.0, log_y: bool = False, title: str | None = None) -> go.Figure:
-    """One metric of one or many runs: a line per run (smoothed, with the raw values faint when smoothed)."""
+                 smoothing: float = 0.0, log_y: bool = False, title: str | None = None,
+                 percent: bool = False) -> go.Figure:
+    """One metric of one or many runs: a line per run in its own colour (smoothed, with the raw values faint
+    when smoothed), one hover box for all runs at the same x."""
     if x not in X_AXES:
         raise ValueError(f"x must be one of {', '.join(X_AXES)}, not {x!r}.")
     fig = go.Figure()
     rows = metrics[metrics["name"] == name]
+    value_format = "%{y:.3~%}" if percent else "%{y:,.4~g}"
     for run_id, series in rows.groupby("run_id", sort=True):
         series = downsample(series.sort_values(["step", "wall"]))
-        label = (labels or {}).get(run_id, f"run {run_id}")
+        label = plain((labels or {}).get(run_id, f"run {run_id}"))
+        color = run_color(int(run_id))
         if smoothing > 0:
             fig.add_trace(go.Scatter(x=series[x], y=series["value"], mode="lines", opacity=0.25,
-                                     name=f"{label} (raw)", showlegend=False, hoverinfo="skip"))
+                                     line={"color": color}, name=f"{label} (raw)", showlegend=False,
+                                     hoverinfo="skip"))
         mode = "lines+markers" if len(series) < 50 else "lines"  # a lone evaluation still shows
-        fig.add_trace(go.Scatter(x=series[x], y=ema(series["value"], smoothing), mode=mode, name=label))
-    fig.update_layout(title=title or name, xaxis_title=X_AXES[x], yaxis_type="log" if log_y else "linear",
-                      margin={"t": 40, "b": 40, "l": 50, "r": 10}, legend={"orientation": "h"})
+        fig.add_trace(go.Scatter(x=series[x], y=ema(series["value"], smoothing), mode=mode, name=label,
+                                 line={"color": color}, marker={"color": color},
+                                 hovertemplate=f"{value_format}<extra>{label}</extra>"))
+    fig.update_layout(title=title or fmt.metric_title(name), xaxis=x_axis(rows[x], x),
+                      yaxis=y_axis(rows["value"], log_y=log_y, percent=percent), hovermode="x unified",
+                      margin=MARGIN, legend={"orientation": "h"})
     return fig
 
 
-def phase_chart(phase_seconds: Mapping[str, float], steps: int, title: str = "Where the time goes") -> go.Figure:
-    """Milliseconds per env step in each phase of the loop, as one horizontal bar per phase."""
+def phase_chart(phase_seconds: Mapping[str, float], steps: int, title: str = "where the time goes") -> go.Figure:
+    """Seconds spent in each phase of the run, one horizontal bar per phase, with the time per step beside it."""
     names = list(phase_seconds)
-    ms = [1e3 * phase_seconds[p] / max(steps, 1) for p in names]
-    fig = go.Figure(go.Bar(x=ms, y=names, orientation="h", text=[f"{v:.2f} ms" for v in ms], textposition="auto"))
-    fig.update_layout(title=title, xaxis_title="ms per env step", margin={"t": 40, "b": 40, "l": 60, "r": 10},
+    secs = [phase_seconds[p] for p in names]
+    text = [f"{fmt.seconds(v)} ({fmt.seconds(v / steps)}/step)" if steps else fmt.seconds(v) for v in secs]
+    fig = go.Figure(go.Bar(x=secs, y=names, orientation="h", text=text, textposition="auto",
+                           hovertemplate="%{y}: %{text}<extra></extra>"))
+    fig.update_layout(title=title, xaxis_title="seconds", margin=MARGIN,
                       yaxis={"autorange": "reversed"})  # the loop's order, top to bottom
     return fig
 
@@ -70,7 +124,8 @@ def solution_chart(k: np.ndarray, network: np.ndarray, exact: np.ndarray, what: 
     """The network's V(k) or c(k) against the exact solution."""
     fig = go.Figure([go.Scatter(x=k, y=exact, mode="lines", name="exact", line={"width": 4, "color": "#bbb"}),
                      go.Scatter(x=k, y=network, mode="lines", name="network")])
-    fig.update_layout(title=f"{what}(k)", xaxis_title="k", margin={"t": 40, "b": 40, "l": 50, "r": 10})
+    fig.update_layout(title=f"{what}(k): the network against the exact solution", xaxis_title="capital k",
+                      margin=MARGIN, hovermode="x unified")
     return fig
 
 
@@ -78,8 +133,9 @@ def error_over_k_chart(k: np.ndarray, rel_err_v: np.ndarray, rel_err_c: np.ndarr
     """Relative error of V and c along k, log scale: where the network is wrong."""
     fig = go.Figure([go.Scatter(x=k, y=rel_err_v, mode="lines", name="V"),
                      go.Scatter(x=k, y=rel_err_c, mode="lines", name="c")])
-    fig.update_layout(title="relative error over k", xaxis_title="k", yaxis_type="log",
-                      margin={"t": 40, "b": 40, "l": 50, "r": 10})
+    fig.update_layout(title="relative error over k", xaxis_title="capital k",
+                      yaxis=y_axis(pd.Series(np.concatenate([rel_err_v, rel_err_c])), log_y=True, percent=True),
+                      margin=MARGIN, hovermode="x unified")
     return fig
 
 

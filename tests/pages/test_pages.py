@@ -21,7 +21,7 @@ def test_the_app_process_never_imports_tensorflow(tmp_path):
     code = (f"import sys; from streamlit.testing.v1 import AppTest; at = AppTest.from_file({APP!r}, "
             "default_timeout=120).run(); assert not at.exception\n"
             "for p in ('dqn', 'hjb', 'bench', 'runs'):\n"
-            " at.switch_page(f'app_pages/{p}.py').run(); assert not at.exception\n"
+            " at.switch_page(f'pages/{p}.py').run(); assert not at.exception\n"
             "print('tensorflow' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env=os.environ | {"RLCORE_HOME": str(tmp_path)})

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rlcore import charts
+from ui import charts
 
 
 def _metrics(runs=(1, 2), n=10, name="train/loss"):
@@ -17,7 +17,7 @@ def test_one_trace_per_run_and_a_faint_raw_one_when_smoothed():
     assert [t.name for t in fig.data] == ["naive", "run 2"]
     smoothed = charts.metric_chart(_metrics(), "train/loss", smoothing=0.6, log_y=True, x="wall")
     assert len(smoothed.data) == 4 and smoothed.layout.yaxis.type == "log"
-    assert smoothed.layout.xaxis.title.text == "wall-clock seconds"
+    assert smoothed.layout.xaxis.title.text == "training seconds"
 
 
 def test_long_series_are_thinned_to_the_limit_keeping_the_last_point():

@@ -1,5 +1,6 @@
 """What the page tests share: the app's path, a fixed device card, and opening a page through the router."""
 
+import re
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -9,9 +10,14 @@ CARD = {"cpu": "Test CPU", "cores": 2, "gpus": [], "tensorflow": "2.21.0"}
 
 
 def open_page(name: str, query: dict[str, str] | None = None) -> AppTest:
-    """The app through its router, then the page app_pages/<name>.py, with the given link values."""
+    """The app through its router, then the page pages/<name>.py, with the given link values."""
     at = AppTest.from_file(APP, default_timeout=60)
     for key, value in (query or {}).items():
         at.query_params[key] = value
     at.run()
-    return at.switch_page(f"app_pages/{name}.py").run()
+    return at.switch_page(f"pages/{name}.py").run()
+
+
+def shown(element) -> str:
+    """What a markdown element shows: its text without the escapes that keep user text from becoming markup."""
+    return re.sub(r"\\(.)", r"\1", element.value).replace("\u200b", "")

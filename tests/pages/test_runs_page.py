@@ -56,15 +56,17 @@ def test_label_filter_keeps_matching_runs(store):
     assert list(at.dataframe[0].value["label"]) == ["graph"]
 
 
-def test_delete_asks_first_then_removes_the_runs_and_leaves_live_ones(store):
+def test_delete_refuses_a_live_run_before_asking_and_deletes_finished_ones_after_asking(store):
     ids = seed_runs(store)
     live = store.create_run("dqn", {"exec_mode": "eager"}, label="live")  # queued: must be cancelled first
     at = runs_page({"runs": f"{ids[0]},{live}"})
+    assert not at.exception
+    assert not [b for b in at.button if b.key == "delete"]  # nothing to confirm: it cannot be done
+    assert any(c.value == f"run {live} is still queued; cancel it first to delete it." for c in at.caption)
+    at = runs_page({"runs": f"{ids[0]},{ids[1]}"})
     at.button(key="delete").click().run()
     assert not at.exception
     assert store.get_run(ids[0]) is not None  # nothing is deleted before the confirmation
     at.button(key="confirm_delete_yes").click().run()
     assert not at.exception
-    assert store.get_run(ids[0]) is None and store.get_run(live) is not None
-    assert at.warning[0].value == f"run {live} is still queued or running; cancel it first."
-    assert sorted(r.id for r in store.list_runs()) == [*ids[1:], live]
+    assert sorted(r.id for r in store.list_runs()) == [ids[2], live]

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from pagetest import APP, open_page
+from pagetest import APP, open_page, shown
 from streamlit.testing.v1 import AppTest
 
 from rlcore import report
@@ -26,8 +26,7 @@ def test_page_renders_with_defaults_and_says_there_is_no_gpu(store, name):
     ("dqn", {"batch": "-5"}, "batch must be at least 1"),
     ("dqn", {"exec": "fast"}, "exec must be one of naive, eager, graph, xla, turbo"),
     ("dqn", {"run": "abc"}, "run must be a run id like 3"),
-    ("dqn", {"run": "999"}, "run 999 does not exist."),
-    ("hjb", {"k_min": "0"}, "k_min must be positive"),
+    ("dqn", {"run": "999"}, "run 999 does not exist"),
 ])
 def test_bad_link_values_warn_in_one_sentence(store, launched, name, query, warning):
     at = page(name, query)
@@ -49,17 +48,19 @@ def test_launch_creates_exactly_one_queued_run(store, launched, name):
 def test_an_invalid_combination_launches_nothing(store, launched):
     at = page("dqn")
     at.number_input(key="batch").set_value(2000).run()
-    at.button(key="launch").click().run()
     assert at.error and at.error[0].value.startswith("batch must not exceed memory")
+    assert at.button(key="launch").disabled  # AppTest, like a browser, cannot click it
     assert store.list_runs() == [] and launched == []
 
 
 def test_link_values_are_judged_together(store):
     at = page("dqn", {"batch": "2000", "memory": "5000"})
-    assert not at.warning and at.number_input(key="batch").value == 2000
+    assert not at.warning and not at.error and at.number_input(key="batch").value == 2000
     alone = page("dqn", {"batch": "2000"})
-    assert alone.warning[0].value.startswith("batch must not exceed memory")
-    assert [w.value for w in alone.number_input if w.label == "batch"] == [200]
+    assert not alone.warning and alone.number_input(key="batch").value == 2000  # shown as linked, judged as a form
+    assert alone.error[0].value.startswith("batch must not exceed memory") and alone.button(key="launch").disabled
+    both = page("hjb", {"k_min": "5", "k_max": "1"})
+    assert shown(both.error[0]).startswith("k_min must be below k_max (5 >= 1).") and both.button(key="launch").disabled
 
 
 def test_a_finished_dqn_run_shows_its_charts_summary_and_replay(store):
@@ -78,11 +79,13 @@ def test_a_finished_dqn_run_shows_its_charts_summary_and_replay(store):
     assert not at.exception
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     by_title = {s["layout"]["title"]["text"]: s for s in specs}
-    assert set(by_title) == {"loss", "steps per second", "win rate (book test)", "Where the time goes", "start"}
+    assert set(by_title) == {"loss", "env steps per second", "win rate (the book's test)", "where the time goes",
+                             "start"}
     assert len(by_title["start"]["frames"]) == 2  # the replay: one frame per board
     assert len(by_title["loss"]["data"]) == 2  # smoothed loss plus its faint raw line
-    assert list(by_title["Where the time goes"]["data"][0]["y"]) == ["act", "train"]
-    assert [m.value for m in at.metric] == ["90.0%", "250", "4.0 s"]
+    assert list(by_title["where the time goes"]["data"][0]["y"]) == ["act", "train"]
+    assert [m.value for m in at.metric] == ["90.0%", "250 steps/s", "4.0 s"]
+    assert at.success[0].value.startswith("Converged: it won 90.0%")
     codes = [c.value for c in at.code]
     assert f"?run={run_id}" in codes  # the Share popover's link (AppTest has no page address)
     assert any("+ - . P" in c for c in codes)  # the start as the book prints it
@@ -98,6 +101,7 @@ def test_reproduce_the_seeds_question_queues_naive_and_graph_and_opens_their_com
     assert launched == [r.id for r in runs]
     assert at.title[0].value == "Runs"
     assert at.subheader[0].value == f"Comparing runs {runs[0].id}, {runs[1].id}"
+    assert at.query_params["metric"] == "progress/games" and at.query_params["x"] == "wall"
 
 
 def test_the_share_link_of_a_form_carries_only_the_changed_settings(store):
@@ -111,10 +115,10 @@ def test_a_form_value_does_not_follow_the_user_to_another_page(store):
     at = page("dqn")
     at.selectbox(key="exec").select("naive").run()
     at.number_input(key="batch").set_value(50).run()
-    at.switch_page("app_pages/hjb.py").run()
+    at.switch_page("pages/hjb.py").run()
     assert not at.exception
     assert (at.selectbox(key="exec").value, at.number_input(key="batch").value) == ("graph", 100)
-    at.switch_page("app_pages/bench.py").run()
+    at.switch_page("pages/bench.py").run()
     assert not at.exception and at.text_input(key="batch").value == "1"  # text there, a number on the DQN page
 
 

@@ -1,0 +1,46 @@
+"""Home: the two questions the lab answers, a one-click reproduction of the first, recent runs, the shell."""
+
+import streamlit as st
+
+from rlcore import report
+from rlcore.runs import worker
+from rlcore.runs.store import Store
+from ui import access, router, runs_table, views
+
+router.ensure()  # first: a page opened without the router hands the request to it
+st.title("TF Training Lab")
+st.markdown(
+    "The lab grew from two questions people keep asking. **Why does my TensorFlow port of a small DQN train 40x "
+    "slower than PyTorch?** (the Gridworld DQN of *Deep Reinforcement Learning in Action*: `model.predict` on "
+    "every move and an eager step are the slow habits; `tf.function` is the fix). **Why is my GPU slower than my "
+    "CPU?** (a tiny network solving the HJB equation of the growth model, where launch overhead dominates).\n\n"
+    "It answers both by measuring them on your machine: the same training in several execution styles, the time "
+    "of every phase, each result judged against its yardstick (the book's win-rate test, the exact HJB solution)."
+)
+store = Store()
+st.markdown("**Reproduce the seed's question**: queues the same 15-game DQN twice, in the slow port's `naive` "
+            "style and compiled (`graph`), then opens their comparison: games played against training seconds. "
+            "It takes about a minute and a half on 2 cores, nearly all of it the naive run.")
+if access.is_operator() and st.button("Reproduce the seed's question", type="primary", key="reproduce") \
+        and access.require_operator("launch runs"):
+    ids = [store.create_run("dqn", views.SEED_QUESTION | {"exec_mode": style}, label=f"seed question: {style}")
+           for style in views.SEED_QUESTION_STYLES]
+    for run_id in ids:
+        worker.launch(store, run_id)
+    st.switch_page("pages/runs.py", query_params={"runs": ",".join(map(str, ids)), "metric": report.GAMES,
+                                                  "x": "wall", "smoothing": "0"})
+runs = store.list_runs()
+if runs:
+    st.subheader("Recent runs")
+    runs_table.recent(runs)
+    st.page_link("pages/runs.py", label="All runs and comparisons", icon=":material/table_rows:")
+st.subheader("From the shell")
+st.code(
+    "python -m rlcore dqn --exec naive --epochs 20    # the seed's port: model.predict per move\n"
+    "python -m rlcore dqn --exec graph                # the book's 5000 games, compiled once\n"
+    "python -m rlcore dqn --exec turbo                # the whole loop compiled, 512 games at once: 1 s\n"
+    "python -m rlcore dqn --help                      # every setting, grouped by the styles it applies to\n"
+    "python -m rlcore hjb --preset accurate           # the HJB question's network, judged against the exact V\n"
+    "python -m rlcore devices                         # what TensorFlow sees on this machine",
+    language="bash",
+)

@@ -1,0 +1,29 @@
+"""Runs: every stored run with filters; tick runs (or open ?runs=3,5,8) to compare or delete them; ?run=ID shows one."""
+
+import streamlit as st
+
+from rlcore.runs.store import Store
+from ui import access, compare, router, run_view, runs_table
+
+router.ensure()  # first: a page opened without the router hands the request to it
+store = Store()
+st.title("Runs")
+if run_view.show_from_url(store):
+    st.stop()
+runs = store.list_runs()
+if not runs:
+    st.info("No runs yet. Launch one on the Gridworld DQN, HJB solver or Benchmark lab page, or from the shell with "
+            "`python -m rlcore dqn --detach`.")
+    st.stop()
+
+runs_table.delete_problems()
+ids = runs_table.show(store, runs)
+if not ids:
+    st.caption("Tick runs in the table to compare or delete them.")
+    st.stop()
+head = st.container(horizontal=True, vertical_alignment="center")
+head.subheader(f"Comparing runs {', '.join(map(str, ids))}", width="content")
+if access.is_operator():
+    with head:
+        runs_table.delete_control(store, [r for r in runs if r.id in ids])
+compare.show(store, ids)

@@ -1,0 +1,109 @@
+"""How the dashboard writes numbers and names: one format everywhere (no Streamlit here; tested on its own).
+
+Rates and errors are percentages with three significant digits (95.8%, 5.41%, 0.0130%), counts and throughputs
+have thousands separators, durations carry their unit, and metric keys get human titles.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from rlcore import report
+from rlcore.workloads import Headline
+
+# Human titles of the metric keys the loops report; other keys fall back to their last part.
+METRIC_TITLES = {
+    report.LOSS: "loss",
+    report.ENV_STEPS_PER_S: "env steps per second",
+    report.STEPS_PER_S: "steps per second",
+    report.EPSILON: "exploration rate ε",
+    report.GAMES: "games played",
+    report.WIN_RATE: "win rate (the book's test)",
+    report.HJB_MAX_REL_ERR_V: "max relative error of V",
+    report.HJB_MAX_REL_ERR_C: "max relative error of c",
+    report.HJB_MAX_ABS_RESIDUAL: "max absolute HJB residual",
+}
+PERCENT_METRICS = {report.WIN_RATE, report.HJB_MAX_REL_ERR_V, report.HJB_MAX_REL_ERR_C}
+
+
+# What opens markup: emphasis and code marks, links and images, HTML, tables, math, Streamlit's :red[...] and
+# :material/icon: directives, and a list or heading at the start.
+_MARKDOWN = re.compile(r"[\\`*_\[\]<>#!|~$]|:(?=[\w/-]+[\[:])|^(?:[-+]|\d+\.)")
+# GitHub-flavoured markdown turns bare addresses into links even when their punctuation is escaped; a zero-width
+# space after the scheme or "www" (or before "@") keeps them text without changing what is seen.
+_AUTOLINK = re.compile(r"(?i)(https?|ftp|www)(?=\\?[:.])|(?=@)")
+
+
+def md(text: str, limit: int = 200) -> str:
+    """User text inside Streamlit markdown (headings, alerts, captions): shown as typed, never as a link, an image
+    or HTML, on one line and at most ``limit`` characters."""
+    text = " ".join(str(text).split())
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    escaped = _MARKDOWN.sub(lambda m: "\\" + m.group(0), text)
+    return _AUTOLINK.sub(lambda m: (m.group(1) or "") + "\u200b", escaped)
+
+
+def metric_title(key: str) -> str:
+    if key in METRIC_TITLES:
+        return METRIC_TITLES[key]
+    if key.startswith(report.PHASE_PREFIX):
+        return f"seconds in {key[len(report.PHASE_PREFIX):]}"
+    return key.rsplit("/", 1)[-1].replace("_", " ")
+
+
+def percent(fraction: float | None) -> str:
+    """A fraction as a percentage with three significant digits: 0.958 → 95.8%, 0.00013 → 0.0130%."""
+    if fraction is None or (isinstance(fraction, float) and not math.isfinite(fraction)):
+        return "–"
+    value = 100.0 * fraction
+    if value == 0:
+        return "0%"
+    digits = 0 if abs(value) >= 100 else max(1, 2 - math.floor(math.log10(abs(value))))
+    return f"{value:,.{min(digits, 6)}f}%"
+
+
+def number(value: float | None, unit: str = "") -> str:
+    """A count or rate with thousands separators, three significant digits below 100."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "–"
+    if abs(value) >= 100 or float(value).is_integer():
+        text = f"{value:,.0f}"
+    else:
+        digits = max(0, 2 - math.floor(math.log10(abs(value)))) if value else 0
+        text = f"{value:,.{min(digits, 6)}f}"
+    return f"{text} {unit}".strip()
+
+
+def seconds(value: float | None) -> str:
+    if value is None:
+        return "–"
+    if value < 1:
+        return f"{value * 1000:,.0f} ms" if value >= 0.001 else f"{value * 1e6:,.0f} µs"
+    if value < 120:
+        return f"{value:,.1f} s"
+    minutes, rest = divmod(value, 60)
+    return f"{minutes:,.0f} min {rest:02.0f} s" if minutes < 60 else f"{minutes / 60:,.1f} h"
+
+
+def headline(h: Headline, value: float | None) -> str:
+    """A headline number as its workload defines it."""
+    if h.unit == "%":
+        return percent(value)
+    if h.unit == "s":
+        return seconds(value)
+    if h.unit == "x":
+        return "–" if value is None else f"{value:,.1f}x"
+    return number(value, h.unit)
+
+
+def value_text(value: Any) -> str:
+    """A setting's value as a table shows it."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:g}" if abs(value) < 1e6 else f"{value:,.0f}"
+    return str(value) if value != "" else "(empty)"

@@ -1,0 +1,55 @@
+"""The router: every page of the app and the sidebar, whichever path a visitor opens first.
+
+The pages live in ``pages/``, next to ``app.py``. A fresh Streamlit server whose first visitor asks for a page's
+path directly (``/dqn``) treats that folder the old way (multipage v1: it runs ``pages/dqn.py`` alone, without
+this router, and lists the folder's files as the navigation) until some run calls ``st.navigation``. So every page
+starts with ``router.ensure()``: run outside the router, it hands the request to the router, which owns every path.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import streamlit as st
+
+from rlcore.runs.store import StoreError
+from ui import fmt, forms, sidebar
+
+# A local file: a Material or emoji tab icon is fetched from a CDN, which offline machines cannot reach.
+ICON = Path(__file__).resolve().parents[1] / "assets" / "icon.png"
+_run = threading.local()  # each session's script runs in its own thread, one run at a time
+
+
+def pages() -> list[st.Page]:
+    # Material icons ship with Streamlit's frontend; emoji need a system font that headless browsers lack.
+    return [
+        st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+        st.Page("pages/dqn.py", title="Gridworld DQN", icon=":material/grid_view:", url_path="dqn"),
+        st.Page("pages/hjb.py", title="HJB solver", icon=":material/show_chart:", url_path="hjb"),
+        st.Page("pages/bench.py", title="Benchmark lab", icon=":material/speed:", url_path="bench"),
+        st.Page("pages/runs.py", title="Runs", icon=":material/table_rows:", url_path="runs"),
+    ]
+
+
+def run() -> None:
+    """Navigation, the sidebar, then the chosen page; a storage fault is one sentence instead of the page."""
+    st.set_page_config(page_title="TF Training Lab", page_icon=str(ICON), layout="wide")
+    page = st.navigation(pages())
+    forms.forget_other_pages(page.url_path)
+    sidebar.render()
+    _run.routing = True
+    try:
+        page.run()
+    except StoreError as e:  # read-only, full, damaged: one sentence instead of the page
+        st.error(fmt.md(str(e), 400))
+    finally:
+        _run.routing = False
+
+
+def ensure() -> None:
+    """At the top of every page: when Streamlit ran this page without the router, route the request instead."""
+    if getattr(_run, "routing", False):
+        return
+    run()
+    st.stop()

@@ -1,0 +1,142 @@
+"""The table of runs: filters, formats from each workload's headlines, ticked runs bound to ?runs= both ways,
+updated while runs live; and deleting the ticked runs (live ones refused before anything is asked)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from rlcore.runs.store import Run, Store, StoreError
+from rlcore.workloads import Headline
+from ui import fmt, views
+
+REFRESH_SECONDS = 2.0
+FIXED = {
+    "id": st.column_config.NumberColumn(format="%d", width="small"),
+    "created": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm:ss"),
+    "progress": st.column_config.ProgressColumn(min_value=0.0, max_value=1.0, format="percent", width="small"),
+    "verdict": st.column_config.TextColumn(help="The run judged by its workload's yardstick: the book's win-rate bar "
+                                                "for the DQN, the exact solution for the HJB, the timing's spread "
+                                                "for a bench."),
+}
+FILTERS = ("kind", "status", "style", "device")
+
+
+def _headline_column(h: Headline) -> Any:
+    if h.unit == "%":
+        return st.column_config.NumberColumn(f"{h.label} (%)", format="%.3g%%")  # 95.8%, 5.41%, 0.0130%
+    if h.unit == "s":
+        return st.column_config.NumberColumn(f"{h.label} (s)", format="%.1f")
+    if h.unit == "x":
+        return st.column_config.NumberColumn(h.label, format="%.1fx")
+    return st.column_config.NumberColumn(h.label, format="localized")  # thousands separators
+
+
+def columns(table: pd.DataFrame) -> dict[str, Any]:
+    headlines = views.headline_columns(table["kind"].unique()) if len(table) else {}
+    return FIXED | {title: _headline_column(h) for title, h in headlines.items() if title in table.columns}
+
+
+def dataframe(table: pd.DataFrame, **kwargs: Any) -> Any:
+    """A runs table with its column formats; empty cells blank, not "None"."""
+    return st.dataframe(table, hide_index=True, column_config=columns(table), placeholder="", **kwargs)
+
+
+def linked_ids(known: list[int]) -> list[int]:
+    """The runs named by ?runs= (a warning and none when the link is bad)."""
+    raw = st.query_params.get("runs")
+    if not raw:
+        return []
+    try:
+        return views.parse_run_ids(raw, known)
+    except ValueError as e:
+        st.warning(fmt.md(str(e), 400))
+        return []
+
+
+def show(store: Store, runs: list[Run]) -> list[int]:
+    """Filters and the table; returns the ticked runs' ids (from ?runs= when the page opens). While runs live,
+    the table reads the store again every few seconds."""
+    ids = linked_ids([r.id for r in runs])
+    live = any(r.live for r in runs)
+
+    @st.fragment(run_every=REFRESH_SECONDS if live else None)
+    def table_part() -> None:
+        current = store.list_runs() if live else runs  # a timed rerun of this part reads the store anew
+        if live and not any(r.live for r in current):
+            st.rerun()  # nothing lives any more: a full rerun stops the timer and refreshes the comparison
+        table = views.runs_table(current)
+        cols = st.columns(len(FILTERS) + 1)
+        chosen = {c: cols[i].multiselect(c, sorted(table[c].unique()), key=f"filter_{c}")
+                  for i, c in enumerate(FILTERS)}
+        label_text = cols[-1].text_input("label contains", key="filter_label")
+        shown = views.filter_runs(table, **chosen, label_contains=label_text).reset_index(drop=True)
+        rows = [i for i, run_id in enumerate(shown["id"]) if run_id in ids]
+        # The table's key follows the filters and the rows: another table gets its ticks from the link, never
+        # from positions in the previous one.
+        signature = abs(hash((tuple(sorted((k, tuple(v)) for k, v in chosen.items())), label_text,
+                              tuple(shown["id"])))) % 10**8
+        picked = dataframe(shown, on_select="rerun", selection_mode="multi-row", key=f"runs_table_{signature}",
+                           selection_default={"selection": {"rows": rows}})
+        ticked = {int(shown.iloc[i]["id"]) for i in picked.selection.rows if i < len(shown)}
+        visible = set(shown["id"])
+        now = [i for i in ids if i not in visible or i in ticked] + sorted(ticked - set(ids))
+        if now != ids:  # hidden by a filter, a ticked run stays compared; the link follows the ticks
+            if now:
+                st.query_params["runs"] = ",".join(map(str, now))
+            else:
+                st.query_params.pop("runs", None)
+            st.rerun(scope="app")
+
+    table_part()
+    return ids
+
+
+def recent(runs: list[Run], n: int = 5) -> None:
+    table = views.runs_table(runs[:n])
+    keep = [c for c in ("id", "kind", "status", "verdict", "label", "style") if c in table.columns]
+    keep += [c for c in table.columns if c not in views.BASE_COLUMNS and c not in ("progress", "error")][:2]
+    dataframe(table[keep])
+
+
+def delete_control(store: Store, runs: list[Run]) -> None:
+    """Delete… for the ticked runs: a live one is refused at once (cancel it first), others after a confirmation."""
+    live = [r for r in runs if r.live]
+    if live:
+        st.caption(f"run {live[0].id} is still {live[0].status}; cancel it first to delete it.")
+        return
+    ids = [r.id for r in runs]
+    if st.button("Delete…", icon=":material/delete:", key="delete"):
+        st.session_state["confirm_delete"] = ids
+    if st.session_state.get("confirm_delete") != ids:
+        return
+    with st.container(border=True):
+        st.write(f"Delete run{'s' if len(ids) > 1 else ''} {', '.join(map(str, ids))} with their metrics, models and "
+                 "replays? This cannot be undone.")
+        yes, no, _ = st.columns([1, 1, 6])
+        yes.button("Delete", type="primary", key="confirm_delete_yes", on_click=_delete, args=(store, ids))
+        no.button("Keep them", key="confirm_delete_no", on_click=st.session_state.pop, args=("confirm_delete", None))
+
+
+def _delete(store: Store, ids: list[int]) -> None:
+    """The confirmation's callback: delete what can be, and say in one sentence per run what could not."""
+    from ui import access
+
+    if not access.is_operator():
+        return
+    problems = []
+    for run_id in ids:
+        try:
+            store.delete_run(run_id)
+        except (ValueError, StoreError) as e:
+            problems.append(str(e))
+    st.session_state["delete_problems"] = problems
+    st.session_state.pop("confirm_delete", None)
+    st.query_params.pop("runs", None)
+
+
+def delete_problems() -> None:
+    for problem in st.session_state.pop("delete_problems", []):
+        st.warning(fmt.md(problem, 300))

@@ -1,0 +1,228 @@
+"""What the pages show, computed without Streamlit: run tables, settings, comparisons, link values.
+
+Pages stay thin: they read widgets and call these. Every bad value from a URL raises ``ValueError`` with one
+sentence that the page shows as a warning. Everything here iterates the workload registry; nothing branches
+on a kind's name.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+from urllib.parse import urlencode
+
+import pandas as pd
+
+from rlcore import workloads
+from rlcore.config import ConfigError, applies, label_of, parse_id
+from rlcore.runs.store import Run
+from ui import fmt
+
+MAX_COMPARED = 50
+
+# The seed's question in small: the same short DQN in the slow port's style and compiled.
+SEED_QUESTION = {"epochs": 15, "eval_every": 0, "test_games": 200}
+SEED_QUESTION_STYLES = ("naive", "graph")
+
+
+def parse_run_ids(text: str, known: Iterable[int]) -> list[int]:
+    """'3,5,8' -> [3, 5, 8], every id an existing run."""
+    parts = [p for p in (p.strip() for p in text.split(",")) if p]
+    try:
+        ids = list(dict.fromkeys(parse_id(p) for p in parts))
+    except ConfigError:
+        shown = text if len(text) <= 40 else text[:40] + "…"
+        raise ValueError(f"runs must be run ids separated by commas, like 3,5,8, not {shown!r}.") from None
+    if len(ids) > MAX_COMPARED:
+        raise ValueError(f"runs can name at most {MAX_COMPARED} runs to compare, not {len(ids):,}.")
+    missing = sorted(set(ids) - set(known))
+    if missing:
+        raise ValueError(f"run {missing[0]} does not exist.")
+    return ids
+
+
+def verdict(run: Run) -> workloads.Verdict | None:
+    """The run judged by its workload's yardstick; None while it has no result to judge."""
+    if not run.summary or run.status not in ("done", "cancelled"):
+        return None
+    workload = workloads.get(run.kind)
+    try:
+        cfg = workload.make_config(run.config)
+    except ConfigError:
+        return None
+    return workload.judge(cfg, run.summary)
+
+
+VERDICT_MARKS = {"ok": "✓", "rough": "~", "fail": "✗"}
+
+
+def verdict_word(run: Run) -> str:
+    v = verdict(run)
+    return f"{VERDICT_MARKS.get(v.level, '')} {v.word}".strip() if v else ""
+
+
+def headline_columns(kinds: Iterable[str]) -> dict[str, workloads.Headline]:
+    """The headline columns of a table holding runs of these kinds, by column title (first one wins)."""
+    columns: dict[str, workloads.Headline] = {}
+    for kind in dict.fromkeys(kinds):
+        for h in workloads.get(kind).headlines:
+            columns.setdefault(h.label, h)
+    return columns
+
+
+BASE_COLUMNS = ["id", "kind", "status", "verdict", "label", "preset", "style", "device", "created"]
+
+
+def runs_table(runs: Iterable[Run]) -> pd.DataFrame:
+    """One row per run with what a user filters and compares on; percent headlines in percent (95.8, not 0.958)."""
+    runs = list(runs)
+    columns = headline_columns(r.kind for r in runs)
+    rows = []
+    for r in runs:
+        row = {
+            "id": r.id, "kind": r.kind, "status": r.status, "verdict": verdict_word(r), "label": r.label,
+            "preset": r.preset or "", "style": workloads.style_of(r.kind, r.config),
+            "device": str(r.config.get("device", "")), "created": pd.Timestamp(r.created, unit="s").floor("s"),
+            "progress": progress(r), "error": r.error or "",
+        }
+        mine = {h.key for h in workloads.get(r.kind).headlines}
+        for title, h in columns.items():
+            value = workloads.headline_value(r.summary, h) if h.key in mine else None
+            row[title] = None if value is None else value * 100 if h.unit == "%" else value
+        rows.append(row)
+    table = pd.DataFrame(rows, columns=[*BASE_COLUMNS, *columns, "progress", "error"])
+    empty = [c for c in columns if table[c].isna().all()]
+    return table.drop(columns=empty)
+
+
+def progress(run: Run) -> float:
+    if run.status == "done":
+        return 1.0
+    return float(run.progress or 0.0)
+
+
+def progress_text(run: Run, now: float | None = None) -> str:
+    """'running — training, 45% (180 of 400 games), about 12 s left' from what the run itself reported."""
+    now = now or time.time()
+    share = progress(run)
+    parts = [run.status]
+    if run.cancel_requested and run.live:
+        parts.append("cancel requested")
+    if run.phase:
+        parts.append(run.phase)
+    if run.status == "running":
+        parts.append(f"{share:.0%}")
+        elapsed = now - (run.started or now)
+        if 0.02 < share < 1 and elapsed > 1:
+            parts.append(f"about {fmt.seconds(elapsed * (1 - share) / share)} left")
+    quiet = run.unresponsive_for(now)
+    if quiet:
+        parts.append(f"unresponsive: no heartbeat for {fmt.seconds(quiet)} (its process still exists)")
+    return " · ".join(parts)
+
+
+def filter_runs(table: pd.DataFrame, label_contains: str = "", **chosen: list[str]) -> pd.DataFrame:
+    """Keep rows whose column value is among the chosen ones (an empty choice keeps everything) and whose
+    label contains the given text, ignoring case."""
+    if label_contains.strip():
+        table = table[table["label"].str.contains(label_contains.strip(), case=False, regex=False)]
+    for column, values in chosen.items():
+        if values:
+            table = table[table[column].isin(values)]
+    return table
+
+
+def share_url(base: str | None, params: Mapping[str, Any]) -> str:
+    """The absolute link to a view: the page's address plus its query, empty values left out."""
+    query = urlencode({k: ",".join(map(str, v)) if isinstance(v, list | tuple) else str(v)
+                       for k, v in params.items() if v not in ("", None)})
+    return f"{base or ''}?{query}" if query else (base or "")
+
+
+# ---------------------------------------------------------------- settings
+
+
+def settings(run: Run) -> pd.DataFrame:
+    """Every setting that applies to the run's style: name, value, the default it would have (preset's first),
+    and whether it differs; the differing ones first."""
+    workload = workloads.get(run.kind)
+    base = workload.defaults(run.preset)
+    style = run.config.get("exec_mode")
+    rows = []
+    for f in dataclasses.fields(workload.config):
+        if not applies(f, style) or f.name not in run.config:
+            continue
+        value = run.config[f.name]
+        rows.append({"setting": label_of(f), "value": fmt.value_text(value),
+                     "default": fmt.value_text(base.get(f.name)), "changed": value != base.get(f.name),
+                     "meaning": f.metadata.get("help", "")})
+    table = pd.DataFrame(rows, columns=["setting", "value", "default", "changed", "meaning"])
+    return table.sort_values("changed", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def relaunch_values(run: Run) -> dict[str, Any]:
+    """The form's values that reproduce a run: every applicable field, by field name."""
+    workload = workloads.get(run.kind)
+    style = run.config.get("exec_mode")
+    return {f.name: run.config[f.name] for f in dataclasses.fields(workload.config)
+            if applies(f, style) and f.name in run.config}
+
+
+def settings_diff(runs: list[Run]) -> pd.DataFrame:
+    """The settings on which compared runs differ: one row per setting, one column per run."""
+    names: dict[str, str] = {}
+    for r in runs:
+        for f in dataclasses.fields(workloads.get(r.kind).config):
+            names.setdefault(f.name, label_of(f))
+    rows = []
+    for name, label in names.items():
+        values = [r.config.get(name, "–") for r in runs]
+        if len({repr(v) for v in values}) > 1:
+            rows.append({"setting": label} | {f"{r.id}: {r.label}": fmt.value_text(v)
+                                              for r, v in zip(runs, values, strict=True)})
+    if len({r.kind for r in runs}) > 1:
+        rows.insert(0, {"setting": "kind"} | {f"{r.id}: {r.label}": r.kind for r in runs})
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------- comparisons
+
+
+def comparison_sentence(runs: list[Run]) -> str | None:
+    """The headline of a comparison of finished runs of one workload: how much more throughput the fastest has
+    than the slowest, and, when they differ only in execution style, how long each trained."""
+    done = [r for r in runs if r.status == "done" and r.summary]
+    if len(done) < 2 or len({r.kind for r in done}) > 1:
+        return None
+    workload = workloads.get(done[0].kind)
+    rate = next((h for h in workload.headlines if h.unit.endswith("/s")), None)
+    rated = [(workloads.headline_value(r.summary, rate), r) for r in done] if rate else []
+    rated = [(v, r) for v, r in rated if v]
+    if len(rated) < 2:
+        return None
+    (slow, slow_run), (fast, fast_run) = min(rated, key=lambda p: p[0]), max(rated, key=lambda p: p[0])
+    ratio = f"{fast / slow:,.0f}x" if fast / slow >= 10 else f"{fast / slow:,.2g}x"
+    sentence = (f"{fast_run.label} ran {ratio} the {rate.label} of {slow_run.label} "
+                f"({fmt.number(fast)} against {fmt.number(slow)}).")
+    apart_from_style = [{k: v for k, v in r.config.items() if k != "exec_mode"} for r in done]
+    times = [r.summary.get("train_seconds") for r in done]
+    if all(c == apart_from_style[0] for c in apart_from_style) and all(times):
+        quick, slow_r = min(done, key=lambda r: r.summary["train_seconds"]), max(
+            done, key=lambda r: r.summary["train_seconds"])
+        sentence += (f" Same settings but the style: {slow_r.label} trained for "
+                     f"{fmt.seconds(slow_r.summary['train_seconds'])}, {quick.label} for "
+                     f"{fmt.seconds(quick.summary['train_seconds'])}.")
+    return sentence
+
+
+def summary_table(runs: list[Run]) -> pd.DataFrame:
+    """The compared runs' headline numbers as text, with their verdicts."""
+    rows = []
+    for r in runs:
+        row = {"run": f"{r.id}: {r.label}", "status": r.status, "verdict": verdict_word(r)}
+        for h in workloads.get(r.kind).headlines:
+            row[h.label] = fmt.headline(h, workloads.headline_value(r.summary, h))
+        rows.append(row)
+    return pd.DataFrame(rows).fillna("")
