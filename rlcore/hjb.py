@@ -23,6 +23,8 @@ from rlcore.config import HJBConfig
 from rlcore.execution import ExecMode, check_device, compile_fn
 from rlcore.hjb_reference import GrowthModel, saddle_path
 
+INIT_ITERATIONS = 300  # L-BFGS iterations of the fit to the initial guess (init = guess)
+
 
 def growth_model(cfg: HJBConfig) -> GrowthModel:
     return GrowthModel(gamma=cfg.gamma, rho=cfg.rho, A=cfg.A, alpha=cfg.alpha, delta=cfg.delta)
@@ -143,14 +145,40 @@ class Solver:
 
     def polish(self, iterations: int, points: int) -> dict[str, float]:
         """L-BFGS (scipy) on the mean squared residual over a fixed grid of k, from the current weights."""
+        cfg = self.cfg
+
+        def residual(k: tf.Tensor) -> tf.Tensor:
+            v, v_prime = self._value_and_slope(self.model, k)
+            return tf.reduce_mean(tf.square(hjb_residual(cfg, k, v, v_prime, semi_gradient=False)))
+
+        out = self._lbfgs(residual, iterations, points)
+        return {"polish_seconds": out["seconds"], "polish_iterations": out["iterations"],
+                "polish_start_loss": out["start_loss"], "polish_loss": out["loss"]}
+
+    def fit_guess(self, iterations: int = INIT_ITERATIONS, points: int = 512) -> dict[str, float]:
+        """Start from a sensible shape instead of flat: fit V to Moll's initial guess u(A k^α)/ρ (the value of
+        consuming all output forever: increasing and concave, so V' > 0 and c moderate everywhere)."""
+        cfg, model = self.cfg, growth_model(self.cfg)
+
+        def misfit(k: tf.Tensor) -> tf.Tensor:
+            target = tf.constant(model.initial_guess(np.linspace(cfg.k_min, cfg.k_max, points)).reshape(-1, 1),
+                                 self.dtype)
+            return tf.reduce_mean(tf.square(self.model(k) - target))
+
+        out = self._lbfgs(misfit, iterations, points)
+        return {"init_seconds": out["seconds"], "init_iterations": out["iterations"], "init_misfit": out["loss"]}
+
+    def _lbfgs(self, loss_of_grid: Callable[[tf.Tensor], tf.Tensor], iterations: int,
+               points: int) -> dict[str, float]:
+        """Minimise a loss over a fixed grid of k with scipy's L-BFGS and the exact gradient, from the current
+        weights; the weights end at the minimiser."""
         cfg, variables = self.cfg, self.model.trainable_variables
         k = tf.constant(np.linspace(cfg.k_min, cfg.k_max, points).reshape(-1, 1), self.dtype)
 
         @tf.function
         def loss_and_grads():
             with tf.GradientTape() as tape:
-                v, v_prime = self._value_and_slope(self.model, k)
-                loss = tf.reduce_mean(tf.square(hjb_residual(cfg, k, v, v_prime, semi_gradient=False)))
+                loss = loss_of_grid(k)
             return loss, tape.gradient(loss, variables)
 
         def objective(x: np.ndarray) -> tuple[float, np.ndarray]:
@@ -164,8 +192,8 @@ class Solver:
         out = minimize(objective, x0, jac=True, method="L-BFGS-B",
                        options={"maxiter": iterations, "maxcor": 50, "ftol": 0.0, "gtol": 0.0})
         _assign_flat(variables, out.x, cfg.dtype)
-        return {"polish_seconds": time.perf_counter() - t, "polish_iterations": int(out.nit),
-                "polish_start_loss": start_loss, "polish_loss": float(out.fun)}
+        return {"seconds": time.perf_counter() - t, "iterations": int(out.nit), "start_loss": start_loss,
+                "loss": float(out.fun)}
 
     def value_and_slope(self, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         v, vp = value_and_slope_tape(self.model, tf.constant(k.reshape(-1, 1), self.dtype))
@@ -299,6 +327,11 @@ def train(cfg: HJBConfig, reporter: report.Reporter | None = None, *, report_int
             metrics[report.HJB_MAX_ABS_RESIDUAL] = accuracy.max_abs_residual
         return reporter.on_record(report.Record(steps, train_seconds, metrics, steps / cfg.steps, phase))
 
+    init: dict[str, float] = {}
+    if cfg.init == "guess":
+        emit(None, "fitting the initial guess")
+        init = solver.fit_guess()
+        train_seconds += init["init_seconds"]
     stopped = not emit(None, report.COMPILING)
     while steps < cfg.steps and not stopped:
         n = min(cfg.steps_per_call, cfg.steps - steps)
@@ -324,7 +357,7 @@ def train(cfg: HJBConfig, reporter: report.Reporter | None = None, *, report_int
             stopped = not emit(accuracy, report.TRAINING if steps == n else "")
             last_report = clock()
 
-    adam_seconds = train_seconds
+    adam_seconds = train_seconds - init.get("init_seconds", 0.0)
     polish: dict[str, float] = {}
     if cfg.polish_iters and not stopped:
         emit(None, "polishing (L-BFGS)")
@@ -339,7 +372,7 @@ def train(cfg: HJBConfig, reporter: report.Reporter | None = None, *, report_int
         config=asdict(cfg), steps=steps, train_seconds=train_seconds,
         steps_per_second=timed_steps / adam_seconds if adam_seconds > 0 else 0.0,
         first_call_seconds=first_call_seconds, final_loss=loss, accuracy=accuracy, eval_seconds=eval_seconds,
-        stopped_early=stopped, error_history=history, polish=polish, solver=solver,
+        stopped_early=stopped, error_history=history, polish=polish | init, solver=solver,
     )
     reporter.on_end(result.summary())
     return result

@@ -67,6 +67,10 @@ class GrowthModel:
         f2 = self.alpha * (self.alpha - 1) * self.A * k ** (self.alpha - 2)
         return float((self.rho + np.sqrt(self.rho**2 - 4 * self.c_star * f2 / self.gamma)) / 2)
 
+    def initial_guess(self, k: np.ndarray) -> np.ndarray:
+        """Moll's initial guess v0 = u(A k^α)/ρ: consume all output forever; increasing and concave."""
+        return self.u(self.f(k)) / self.rho
+
     def hjb_residual(self, k: np.ndarray, v: np.ndarray, v_prime: np.ndarray) -> np.ndarray:
         """ρV - u(c) - V'(f(k) - δk - c) with c from the first-order condition."""
         c = self.consumption(v_prime)

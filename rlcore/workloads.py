@@ -26,6 +26,7 @@ from rlcore.config import (
     DQNConfig,
     HJBConfig,
     from_dict,
+    percent_text,
 )
 
 
@@ -195,10 +196,11 @@ def _judge_dqn(cfg: DQNConfig, summary: dict[str, Any]) -> Verdict:
         return Verdict("fail", "no result", "The run ended before the win-rate test.")
     games = f" on {cfg.test_games:,} test games"
     if win >= BOOK_WIN_RATE:
-        return Verdict("ok", "converged", f"Converged: it won {win:.1%}{games}, at or above the book's 89–94%.")
+        return Verdict("ok", "converged", f"Converged: it won {percent_text(win)}{games}, at or above the book's "
+                       "89–94%.")
     hint = " It stopped early." if summary.get("stopped_early") else ""
-    return Verdict("fail", "not converged", f"Not converged: it won {win:.1%}{games}, below the book's 89–94% "
-                   f"(the book trains 5,000 games).{hint}")
+    return Verdict("fail", "not converged", f"Not converged: it won {percent_text(win)}{games}, below the book's "
+                   f"89–94% (the book trains 5,000 games).{hint}")
 
 
 def _describe_dqn(cfg: DQNConfig, summary: dict[str, Any]) -> str:
@@ -246,7 +248,8 @@ def _judge_hjb(cfg: HJBConfig, summary: dict[str, Any]) -> Verdict:
     err_v, err_c = summary.get("max_rel_err_V"), summary.get("max_rel_err_c")
     if err_v is None or err_c is None:
         return Verdict("fail", "no result", "The run ended before its accuracy was measured.")
-    errors = f"max relative error {err_v:.3%} in V and {err_c:.3%} in c against the exact solution"
+    errors = (f"max relative error {percent_text(err_v)} in V and {percent_text(err_c)} in c against the exact "
+              "solution")
     branch = spurious_branch(cfg, summary.get("V", []), summary.get("c", []), summary.get("V_exact", []))
     if branch:
         return Verdict("fail", "not converged", f"Not converged: {branch} ({errors}).")
@@ -260,8 +263,8 @@ def _judge_hjb(cfg: HJBConfig, summary: dict[str, Any]) -> Verdict:
 def _describe_hjb(cfg: HJBConfig, summary: dict[str, Any]) -> str:
     return (f"{summary['steps']:,} steps in {summary['train_seconds']:.1f} s ({summary['steps_per_second']:,.0f} "
             f"steps/s, {cfg.exec_mode}, {cfg.steps_per_call:,} per call, first call "
-            f"{summary['first_call_seconds']:.2f} s); max relative error V {summary['max_rel_err_V']:.3%}, "
-            f"c {summary['max_rel_err_c']:.3%}.")
+            f"{summary['first_call_seconds']:.2f} s); max relative error V {percent_text(summary['max_rel_err_V'])}, "
+            f"c {percent_text(summary['max_rel_err_c'])}.")
 
 
 register(Workload(
@@ -302,8 +305,8 @@ def _judge_bench(cfg: BenchConfig, summary: dict[str, Any]) -> Verdict:
         worst = max(noisy, key=lambda c: c["iqr"] / c["steps_per_second"])
         return Verdict("rough", "noisy", f"Noisy: {len(noisy)} of {len(cells)} cells vary by more than a quarter "
                        f"of their median (worst: {worst['pattern']} at batch {worst['batch']:,}, IQR "
-                       f"{worst['iqr'] / worst['steps_per_second']:.0%}); repeat on a quieter machine or with more "
-                       "repeats.")
+                       f"{percent_text(worst['iqr'] / worst['steps_per_second'])}); repeat on a quieter machine or "
+                       "with more repeats.")
     return Verdict("ok", "steady", f"Steady: all {len(cells)} cells' repeats lie within a quarter of their median.")
 
 

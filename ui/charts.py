@@ -7,6 +7,7 @@ to at most ``MAX_POINTS`` per trace so charts stay responsive on long runs.
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -54,18 +55,28 @@ def ema(values: pd.Series, smoothing: float) -> pd.Series:
 
 
 def y_axis(values: pd.Series, *, log_y: bool, percent: bool) -> dict:
-    """A y axis that reads well: percent ticks for rates, decade ticks on a log axis that spans decades."""
+    """A y axis that reads well: on a log axis one labelled tick per decade (10⁻³, 10⁻², ... or 0.1%, 1%, ...)
+    over whole decades; percent ticks for rates; rates and counts from zero, so noise is not magnified."""
     axis: dict = {"type": "log" if log_y else "linear", "separatethousands": True}
     positive = values[values > 0] if len(values) else values
-    if log_y and len(positive) and positive.max() / positive.min() >= 10:
-        axis |= {"dtick": 1, "exponentformat": "power", "showexponent": "all"}  # one tick per decade: 10⁻², 10⁻¹
-    if percent:
-        axis |= {"tickformat": ".2~%" if log_y else ".0%"}
-        if not log_y:
-            axis["range"] = [0, max(1.0, float(values.max()) if len(values) else 1.0) * 1.02]
-    elif not log_y:
-        axis["tickformat"] = ",.3~s"  # 1.2k, 250k: thousands readable at a glance
+    if log_y and len(positive):
+        low, high = math.floor(math.log10(positive.min())), math.ceil(math.log10(positive.max()))
+        high = max(high, low + 1)
+        axis |= {"range": [low, high], "dtick": 1 if high - low <= 8 else 2, "exponentformat": "power",
+                 "showexponent": "all", "tickformat": "~p" if percent else ""}
+    elif percent:
+        axis |= {"tickformat": ".0%", "range": [0, max(1.0, float(values.max()) if len(values) else 1.0) * 1.02]}
+    else:
+        axis |= {"tickformat": ",.3~s", "rangemode": "tozero"}  # 1.2k, 250k: thousands readable at a glance
     return axis
+
+
+def smooth(values: pd.Series, smoothing: float, log_y: bool) -> pd.Series:
+    """The EMA of a series; on a log axis of the logarithm (a loss falling by decades would otherwise be drawn
+    for long as its early, largest values)."""
+    if log_y and len(values) and (values > 0).all():
+        return 10 ** ema(np.log10(values), smoothing)
+    return ema(values, smoothing)
 
 
 def x_axis(xs: pd.Series, x: str) -> dict:
@@ -89,7 +100,7 @@ def metric_chart(metrics: pd.DataFrame, name: str, *, labels: Mapping[int, str] 
         raise ValueError(f"x must be one of {', '.join(X_AXES)}, not {x!r}.")
     fig = go.Figure()
     rows = metrics[metrics["name"] == name]
-    value_format = "%{y:.3~%}" if percent else "%{y:,.4~g}"
+    value_format = "%{y:.3~p}" if percent else "%{y:,.4~g}"
     for run_id, series in rows.groupby("run_id", sort=True):
         series = downsample(series.sort_values(["step", "wall"]))
         label = plain((labels or {}).get(run_id, f"run {run_id}"))
@@ -99,12 +110,12 @@ def metric_chart(metrics: pd.DataFrame, name: str, *, labels: Mapping[int, str] 
                                      line={"color": color}, name=f"{label} (raw)", showlegend=False,
                                      hoverinfo="skip"))
         mode = "lines+markers" if len(series) < 50 else "lines"  # a lone evaluation still shows
-        fig.add_trace(go.Scatter(x=series[x], y=ema(series["value"], smoothing), mode=mode, name=label,
+        fig.add_trace(go.Scatter(x=series[x], y=smooth(series["value"], smoothing, log_y), mode=mode, name=label,
                                  line={"color": color}, marker={"color": color},
                                  hovertemplate=f"{value_format}<extra>{label}</extra>"))
     fig.update_layout(title=title or fmt.metric_title(name), xaxis=x_axis(rows[x], x),
                       yaxis=y_axis(rows["value"], log_y=log_y, percent=percent), hovermode="x unified",
-                      margin=MARGIN, legend={"orientation": "h"})
+                      margin=MARGIN, legend={"orientation": "h"}, showlegend=rows["run_id"].nunique() > 1)
     return fig
 
 

@@ -55,10 +55,11 @@ def _body(store: Store, runs: list[Run]) -> None:
         st.caption("These runs have no metrics yet.")
     else:
         left, mid, right = st.columns(3)
+        # No format_func on bound widgets: the URL holds the formatted option, and links say metric=train/loss.
         name = left.selectbox("metric", names, index=names.index(report.LOSS) if report.LOSS in names else 0,
-                              key="metric", bind="query-params", format_func=fmt.metric_title)
+                              key="metric", bind="query-params")
         x = mid.radio("x axis", list(charts.X_AXES), horizontal=True, key="x", bind="query-params",
-                      format_func=charts.X_AXES.get)
+                      help="step: the run's own step count; wall: seconds of training (tests excluded).")
         smoothing = right.slider("smoothing", 0.0, 0.99, 0.6, key="smoothing", bind="query-params")
         share.share_button({"runs": ids, "metric": name, "x": x, "smoothing": smoothing}, "this comparison")
         log_y, percent = chart_style(name)

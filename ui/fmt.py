@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from rlcore import report
+from rlcore.config import percent_text
 from rlcore.workloads import Headline
 
 # Human titles of the metric keys the loops report; other keys fall back to their last part.
@@ -55,13 +56,7 @@ def metric_title(key: str) -> str:
 
 def percent(fraction: float | None) -> str:
     """A fraction as a percentage with three significant digits: 0.958 → 95.8%, 0.00013 → 0.0130%."""
-    if fraction is None or (isinstance(fraction, float) and not math.isfinite(fraction)):
-        return "–"
-    value = 100.0 * fraction
-    if value == 0:
-        return "0%"
-    digits = 0 if abs(value) >= 100 else max(1, 2 - math.floor(math.log10(abs(value))))
-    return f"{value:,.{min(digits, 6)}f}%"
+    return "–" if fraction is None else percent_text(fraction)
 
 
 def number(value: float | None, unit: str = "") -> str:

@@ -32,6 +32,12 @@ def pages() -> list[st.Page]:
     ]
 
 
+def page_of(kind: str) -> str | None:
+    """The page file of a workload, when the app has one."""
+    path = f"pages/{kind}.py"
+    return path if any(page.url_path == kind for page in pages()) else None
+
+
 def run() -> None:
     """Navigation, the sidebar, then the chosen page; a storage fault is one sentence instead of the page."""
     st.set_page_config(page_title="TF Training Lab", page_icon=str(ICON), layout="wide")

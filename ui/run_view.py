@@ -9,7 +9,7 @@ import streamlit as st
 from rlcore import workloads
 from rlcore.config import ConfigError, parse_id
 from rlcore.runs.store import Run, Store, StoreError
-from ui import access, charts, extras, fmt, forms, share, views
+from ui import access, charts, extras, fmt, forms, router, share, views
 
 REFRESH_SECONDS = {"1s": 1.0, "5s": 5.0, "paused": None}
 HIDDEN_FILES = {"worker.log", ".space-reserve"}
@@ -112,7 +112,8 @@ def _charts(run: Run, metrics: pd.DataFrame) -> None:
     for chart in workload.charts:
         box = columns[drawn % 2]
         if chart.metric.endswith("/"):
-            phases = {n[len(chart.metric):]: _last(metrics, n) for n in sorted(present) if n.startswith(chart.metric)}
+            names = dict.fromkeys(n for n in metrics["name"] if n.startswith(chart.metric))  # in the loop's order
+            phases = {n[len(chart.metric):]: _last(metrics, n) for n in names}
             if not phases:
                 continue
             steps = int(metrics["step"].max())
@@ -181,8 +182,10 @@ def _again(run: Run, workload: workloads.Workload, page_kind: str | None) -> Non
     if not access.is_operator():
         return
     if page_kind != run.kind:
-        st.page_link(f"pages/{run.kind}.py", label="Open this run on its workload's page to launch it again",
-                     query_params={"run": str(run.id)}, icon=":material/replay:")
+        page = router.page_of(run.kind)
+        if page:
+            st.page_link(page, label="Open this run on its workload's page to launch it again",
+                         query_params={"run": str(run.id)}, icon=":material/replay:")
         return
     st.button("Launch again with these settings", key=f"again_{run.id}", icon=":material/replay:",
               on_click=_fill_form, args=(workload, run),

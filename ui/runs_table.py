@@ -96,8 +96,7 @@ def show(store: Store, runs: list[Run]) -> list[int]:
 
 def recent(runs: list[Run], n: int = 5) -> None:
     table = views.runs_table(runs[:n])
-    keep = [c for c in ("id", "kind", "status", "verdict", "label", "style") if c in table.columns]
-    keep += [c for c in table.columns if c not in views.BASE_COLUMNS and c not in ("progress", "error")][:2]
+    keep = [*views.BASE_COLUMNS, *[c for c in table.columns if c not in views.BASE_COLUMNS + views.DETAIL_COLUMNS][:2]]
     dataframe(table[keep])
 
 

@@ -72,7 +72,8 @@ def headline_columns(kinds: Iterable[str]) -> dict[str, workloads.Headline]:
     return columns
 
 
-BASE_COLUMNS = ["id", "kind", "status", "verdict", "label", "preset", "style", "device", "created"]
+BASE_COLUMNS = ["id", "label", "kind", "status", "verdict"]
+DETAIL_COLUMNS = ["preset", "style", "device", "created", "progress", "error"]
 
 
 def runs_table(runs: Iterable[Run]) -> pd.DataFrame:
@@ -90,9 +91,11 @@ def runs_table(runs: Iterable[Run]) -> pd.DataFrame:
         mine = {h.key for h in workloads.get(r.kind).headlines}
         for title, h in columns.items():
             value = workloads.headline_value(r.summary, h) if h.key in mine else None
-            row[title] = None if value is None else value * 100 if h.unit == "%" else value
+            if value is not None:
+                value = value * 100 if h.unit == "%" else round(value) if h.unit.endswith("/s") else value
+            row[title] = value
         rows.append(row)
-    table = pd.DataFrame(rows, columns=[*BASE_COLUMNS, *columns, "progress", "error"])
+    table = pd.DataFrame(rows, columns=[*BASE_COLUMNS, *columns, *DETAIL_COLUMNS])
     empty = [c for c in columns if table[c].isna().all()]
     return table.drop(columns=empty)
 

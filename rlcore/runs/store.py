@@ -310,6 +310,8 @@ class Store:
         workload = workloads.get(kind)
         values = asdict(config) if is_dataclass(config) else dict(config)
         cfg = workload.make_config(values, preset)  # the preset's values under the given ones
+        if preset is None and workload.preset_param in values:  # the preset is a field (the bench's workload)
+            preset = values[workload.preset_param]
         label = check_text(label, "label", LABEL_MAX) or auto_label(workload, cfg, preset)
         self._writable()
         with self._connect() as db:

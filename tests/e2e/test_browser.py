@@ -63,6 +63,65 @@ def _expect_one_loss_chart(page: Page) -> None:
     expect(titles).to_have_count(1, timeout=30_000)
 
 
+PAGES = ["Home", "Gridworld DQN", "HJB solver", "Benchmark lab", "Runs"]
+
+
+def test_a_fresh_server_opened_at_a_deep_path_shows_exactly_the_routers_pages(server, browser):
+    """The first request this server gets is /dqn: the router must own it (no pages-folder navigation)."""
+    errors: list[str] = []
+    page = _open(browser, f"{server}/dqn", errors)
+    nav = page.get_by_test_id("stSidebarNav").get_by_role("link")
+    expect(nav).to_have_count(len(PAGES))
+    assert [link.inner_text().split("\n")[-1].strip() for link in nav.all()] == PAGES
+    expect(page.get_by_text("no GPU visible to TensorFlow").first).to_be_visible()  # the router's sidebar
+    assert errors == [], "\n".join(errors)
+
+
+def _type(page: Page, name: str, value: str, role: str = "spinbutton") -> None:
+    box = page.get_by_role(role, name=name, exact=True)
+    box.fill(value)
+    box.press("Enter")
+
+
+def _choose(page: Page, name: str, option: str) -> None:
+    page.get_by_role("combobox", name=name).click()
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def test_typed_invalid_values_are_one_sentence_at_the_field_and_presets_set_every_field(server, browser):
+    errors: list[str] = []
+    page = _open(browser, f"{server}/dqn", errors)
+    _type(page, "batch", "1500")
+    alert = page.get_by_test_id("stAlertContentError")
+    expect(alert).to_have_text(re.compile(r"^batch must not exceed memory \(1,500 > 1,000\)"))
+    expect(page.get_by_role("button", name="Launch")).to_be_disabled()
+    expect(page).to_have_url(re.compile(r"batch=1500"))  # the form keeps what was typed, in the link too
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    _shot(page, "dqn_form_invalid")
+    _type(page, "batch", "100")
+    expect(alert).to_have_count(0)
+    expect(page.get_by_role("button", name="Launch")).to_be_enabled()
+
+    hjb = _open(browser, f"{server}/hjb", errors)
+    _choose(hjb, "preset", "accurate")
+    expect(hjb.get_by_role("spinbutton", name="steps", exact=True)).to_have_value("120000")
+    expect(hjb).to_have_url(re.compile(r"preset=accurate"))
+    _type(hjb, "k min", "20")
+    expect(hjb.get_by_test_id("stAlertContentError")).to_have_text(re.compile(r"^k_min must be below k_max"))
+    _choose(hjb, "preset", "seed")
+    expect(hjb.get_by_role("spinbutton", name="steps", exact=True)).to_have_value("100000")
+    expect(hjb.get_by_role("spinbutton", name="k min", exact=True)).to_have_value("0.1")
+
+    bench = _open(browser, f"{server}/bench", errors)
+    _type(bench, "patterns", "predict, graph", role="textbox")
+    expect(bench.get_by_test_id("stAlertContentError")).to_have_text(re.compile(r"^patterns must be among"))
+    _choose(bench, "workload", "hjb-step")
+    expect(bench.get_by_role("textbox", name="patterns", exact=True)).to_have_value(
+        "eager,graph,xla,graph-k100,xla-k100")
+    expect(bench.get_by_test_id("stAlertContentError")).to_have_count(0)
+    assert errors == [], "\n".join(errors)
+
+
 def test_launch_watch_and_share_a_tiny_dqn_run(server, browser):
     errors: list[str] = []
     # Settings come from the link; one more is typed, and the URL must follow the widget.
@@ -79,7 +138,9 @@ def test_launch_watch_and_share_a_tiny_dqn_run(server, browser):
 
     page.get_by_role("button", name="Launch").click()
     expect(page).to_have_url(re.compile(r"[?&]run=1\b"))
-    expect(page.get_by_role("heading", name=re.compile(r"Run 1: e2e — done"))).to_be_visible(timeout=180_000)
+    done = page.get_by_role("heading", name=re.compile(r"Run 1: e2e — done"))
+    expect(done.first).to_be_visible(timeout=180_000)
+    expect(done).to_have_count(1, timeout=30_000)  # the live view's heading, replaced by the finished one
     expect(page.get_by_text("Watch the agent play")).to_be_visible(timeout=30_000)
     _expect_one_loss_chart(page)
     _shot(page, "dqn_run_done")

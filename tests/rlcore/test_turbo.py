@@ -162,3 +162,24 @@ def test_the_xla_cache_flag_is_added_once_and_read_back(tmp_path):
     enable_xla_cache(tmp_path / "other", env)  # an existing cache setting wins
     assert xla_cache_dir(env) == str(tmp_path / "c") and env["TF_XLA_FLAGS"].startswith("--tf_xla_auto_jit=0 ")
     assert xla_cache_dir({}) is None
+
+
+@pytest.mark.parametrize("mode", ["static", "player"])
+def test_turbo_games_start_on_the_boards_of_their_mode_like_the_books_game(mode):
+    """The start boards of a mode are exactly those the numpy game draws, and turbo draws them uniformly."""
+    table = gtf.start_boards(mode)
+    rng = np.random.default_rng(0)
+    assert {tuple(gtf.to_cells(gw.new_board(mode, rng))) for _ in range(2000)} == {tuple(r) for r in table}
+    assert len(table) == {"static": 1, "player": 13}[mode]
+    drawn = gtf.random_boards(tf.random.Generator.from_seed(1), 13_000, tf.constant(table)).numpy()
+    assert {tuple(b) for b in drawn} == {tuple(r) for r in table}
+    counts = np.unique(drawn[:, 0], return_counts=True)[1]
+    expected = len(drawn) / len(table)  # 1,000 on each of player mode's 13 cells; all 13,000 on the static one
+    assert counts.min() > 0.85 * expected and counts.max() < 1.15 * expected
+
+
+def test_turbo_trains_and_is_tested_in_the_configured_mode():
+    agent = dqn_turbo.TurboAgent(DQNConfig(mode="static", seed=0, **SMALL))
+    assert {tuple(b) for b in agent.boards.numpy()} == {tuple(gtf.to_cells(gw.STATIC_BOARD))}
+    agent.chunk(tf.constant(10))
+    assert {tuple(b[1:]) for b in agent.memory.numpy()[:320, :4]} == {tuple(gtf.to_cells(gw.STATIC_BOARD)[1:])}

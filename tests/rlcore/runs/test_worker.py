@@ -146,3 +146,22 @@ def test_a_bench_is_a_run_the_worker_executes_cell_by_cell(store):
     metrics = store.metrics(run_id)
     assert sorted(metrics[metrics["name"] == "bench/calls_per_second"]["step"]) == [1, 2, 3, 4]
     assert run.summary["crossover"] == {"graph": None, "graph-k10": None}  # no GPU cells, no crossover
+
+
+TINY_TURBO = {"exec_mode": "turbo", "train_seconds": 0.2, "turbo_games": 32, "turbo_batch": 32, "turbo_memory": 2048,
+              "test_games": 50}
+
+
+def test_turbo_through_the_worker_keeps_the_compiled_loop_and_says_what_the_cache_did(store):
+    """The worker sets the XLA cache before TensorFlow starts: the first run compiles and writes it, the next loads."""
+    first, second = store.create_run("dqn", TINY_TURBO), store.create_run("dqn", TINY_TURBO)
+    for run_id in (first, second):
+        launch(store, run_id)
+    a, b = wait_final(store, first, timeout=180), wait_final(store, second, timeout=180)
+    assert (a.status, b.status) == ("done", "done"), (a.error, b.error)
+    assert (a.summary["xla_cache"], b.summary["xla_cache"]) == ("miss", "hit")
+    assert b.summary["compile_seconds"] < a.summary["compile_seconds"]
+    assert any((store.home / "xla_cache").iterdir())
+    phases = store.metrics(first)
+    assert set(phases[phases["name"].str.startswith("time/")]["name"]) == {"time/compile", "time/in-graph",
+                                                                          "time/eval"}

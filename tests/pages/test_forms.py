@@ -1,0 +1,114 @@
+"""Every workload form driven through its widgets: each state the config rejects is one sentence at the field with
+Launch off and nothing created; what Launch queues is exactly what the widgets show, for every style, preset and
+bench workload."""
+
+import dataclasses
+
+import pytest
+from pagetest import open_page, shown
+
+from rlcore import workloads
+from rlcore.config import applies, label_of
+
+
+def _set(at, key, value):
+    """Change one widget of the form the way a user would."""
+    for kind in ("number_input", "selectbox", "text_input"):
+        widgets = [w for w in getattr(at, kind) if w.key == key]
+        if widgets:
+            (widgets[0].set_value(value) if kind != "selectbox" else widgets[0].select(value)).run()
+            return
+    raise AssertionError(f"no widget with key {key!r}")
+
+
+# Every rule a form's widgets can break (per-field bounds and choices are enforced by the widgets themselves); the
+# last setting typed is the one the sentence is about.
+INVALID = [
+    ("dqn", {"memory": 1000, "batch": 1500}, "batch must not exceed memory (1,500 > 1,000)"),
+    ("dqn", {"exec": "turbo", "turbo_memory": 1000, "turbo_batch": 5000}, "turbo_batch must not exceed turbo_memory"),
+    ("hjb", {"k_min": 20.0}, "k_min must be below k_max (20 >= 10)"),
+    ("hjb", {"k_min": 0.0}, "k_min must be positive"),
+    ("hjb", {"k_min": -1.0}, "k_min must be positive"),
+    ("hjb", {"gamma": 1.0}, "gamma must not be 1"),
+    ("hjb", {"exec": "eager", "steps_per_call": 10}, "steps_per_call above 1 needs a compiled style"),
+    ("hjb", {"lr_schedule": "cosine", "lr_final": 0.5}, "lr_final must not exceed lr when the rate decays"),
+    ("bench", {"patterns": "predict, graph"}, "patterns must be among predict, eager, tf-function, xla for dqn-act"),
+    ("bench", {"patterns": " , "}, "patterns must name at least one of"),
+    ("bench", {"batch": "0"}, "batch must be whole numbers from 1"),
+    ("bench", {"batch": "²"}, "batch must be whole numbers from 1"),
+    ("bench", {"width": "5000"}, "width must be whole numbers from 1 to 4,096"),
+    ("bench", {"device": "tpu"}, "device must be cpu, gpu or cpu,gpu"),
+    ("bench", {"device": "cpu,gpu"}, "device gpu is not available here"),
+    ("dqn", {"label": "a\x1b[2Jb"}, "label must be printable text"),
+]
+
+
+@pytest.mark.parametrize(("name", "typed", "sentence"), INVALID, ids=[f"{n}-{list(t)[-1]}" for n, t, _ in INVALID])
+def test_a_typed_invalid_value_is_one_sentence_at_its_field_and_launches_nothing(store, launched, name, typed,
+                                                                                   sentence):
+    at = open_page(name)
+    for key, value in typed.items():
+        _set(at, key, value)
+    assert not at.exception
+    assert [shown(e) for e in at.error] and shown(at.error[0]).startswith(sentence)
+    assert len(at.error) == 1 and not at.warning
+    assert at.button(key="launch").disabled
+    assert store.list_runs() == [] and launched == []
+    _set(at, list(typed)[-1], _valid_value(name, list(typed)[-1]))  # mending the field turns Launch on again
+    assert not at.error and not at.button(key="launch").disabled
+
+
+def _valid_value(name, key):
+    workload = workloads.get(name)
+    field = next((f for f in dataclasses.fields(workload.config) if label_of(f) == key), None)
+    if field is None:
+        return ""  # the label
+    return workload.defaults(workload.default_preset)[field.name]
+
+
+def _form_values(at, workload):
+    """What the widgets show, by field name, for the fields rendered (the others keep their defaults)."""
+    values = {}
+    by_key = {w.key: w.value for kind in ("number_input", "selectbox", "text_input") for w in getattr(at, kind)}
+    for f in dataclasses.fields(workload.config):
+        if label_of(f) in by_key:
+            values[f.name] = by_key[label_of(f)]
+    return values
+
+
+CASES = [("dqn", None, {"exec": style, "seed": 7}) for style in ("naive", "eager", "graph", "xla", "turbo")]
+CASES += [("hjb", preset, {"steps": 5000}) for preset in ("seed", "accurate")]
+CASES += [("bench", preset, {"repeats": 2}) for preset in ("dqn-act", "dqn-train", "hjb-step")]
+
+
+@pytest.mark.parametrize(("name", "preset", "typed"), CASES, ids=[f"{n}-{p or t['exec']}" for n, p, t in CASES])
+def test_launch_queues_exactly_what_the_form_shows(store, launched, name, preset, typed):
+    workload = workloads.get(name)
+    at = open_page(name)
+    if preset:
+        _set(at, workload.preset_param, preset)  # a preset sets every field it implies...
+        defaults = workload.defaults(preset)
+        assert all(v == defaults[k] for k, v in _form_values(at, workload).items())
+    for key, value in typed.items():
+        _set(at, key, value)
+    form = _form_values(at, workload)
+    at.button(key="launch").click().run()
+    assert not at.exception and not at.error
+    (run,) = store.list_runs()
+    assert launched == [run.id] and run.preset == preset
+    style = run.config.get("exec_mode")
+    for f in dataclasses.fields(workload.config):
+        if f.name in form:
+            assert run.config[f.name] == form[f.name], f.name  # ...and exactly what is shown is queued
+        elif not applies(f, style):
+            assert run.config[f.name] == f.default, f.name  # a field the style ignores keeps its default
+    assert {f.name for f in dataclasses.fields(workload.config) if applies(f, style)} - set(form) <= {
+        workload.preset_param}
+
+
+def test_changing_the_preset_back_clears_what_the_other_one_set(store):
+    at = open_page("hjb")
+    _set(at, "preset", "accurate")
+    assert at.number_input(key="steps").value == 120_000 and at.selectbox(key="init").value == "guess"
+    _set(at, "preset", "seed")
+    assert at.number_input(key="steps").value == 100_000 and at.selectbox(key="init").value == "flat"
