@@ -4,8 +4,8 @@ import streamlit as st
 
 from rlcore import report
 from rlcore.runs import worker
-from rlcore.runs.store import Store
-from ui import access, router, runs_table, views
+from rlcore.runs.store import Store, StoreError
+from ui import access, fmt, router, runs_table, views
 
 router.ensure()  # first: a page opened without the router hands the request to it
 st.title("TF Training Lab")
@@ -23,8 +23,12 @@ st.markdown("**Reproduce the seed's question**: queues the same 15-game DQN twic
             "It takes about a minute and a half on 2 cores, nearly all of it the naive run.")
 if access.is_operator() and st.button("Reproduce the seed's question", type="primary", key="reproduce") \
         and access.require_operator("launch runs"):
-    ids = [store.create_run("dqn", views.SEED_QUESTION | {"exec_mode": style}, label=f"seed question: {style}")
-           for style in views.SEED_QUESTION_STYLES]
+    try:
+        ids = [store.create_run("dqn", views.SEED_QUESTION | {"exec_mode": style}, label=f"seed question: {style}")
+               for style in views.SEED_QUESTION_STYLES]
+    except StoreError as e:
+        st.error(fmt.md(str(e), 400))
+        st.stop()
     for run_id in ids:
         worker.launch(store, run_id)
     st.switch_page("pages/runs.py", query_params={"runs": ",".join(map(str, ids)), "metric": report.GAMES,

@@ -163,8 +163,10 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.add_argument("id")
         cmd.add_argument("text")
 
-    worker = sub.add_parser("worker", help="execute one stored run (started by --detach and the dashboard)")
-    worker.add_argument("--run", required=True, help="the run's id")
+    worker = sub.add_parser("worker", help="execute stored runs (started by --detach and the dashboard)")
+    what = worker.add_mutually_exclusive_group(required=True)
+    what.add_argument("--run", help="execute this run's id")
+    what.add_argument("--drain", action="store_true", help="run the local queue, oldest first, until it is empty")
 
     devices = sub.add_parser("devices", help="show the CPU, GPUs and TensorFlow version this machine offers")
     devices.add_argument("--json", action="store_true", help="print JSON instead of text (default: off)")
@@ -328,8 +330,10 @@ def _run_brief(run: Any) -> dict[str, Any]:
 
 
 def _run_worker(args: argparse.Namespace) -> int:
-    from rlcore.runs.worker import run_worker
+    from rlcore.runs.worker import drain, run_worker
 
+    if args.drain:
+        return drain()
     try:
         run_id = parse_id(args.run)
     except ConfigError as e:

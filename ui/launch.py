@@ -11,7 +11,7 @@ import streamlit as st
 from rlcore import workloads
 from rlcore.config import ConfigError
 from rlcore.runs import worker
-from rlcore.runs.store import Store, StoreError
+from rlcore.runs.store import Store, StoreError, store_error
 from ui import access, fmt, forms, run_view, share, sidebar
 
 
@@ -31,10 +31,13 @@ def workload_page(kind: str, intro: Callable[[str | None], None] | None = None) 
     result = forms.config_form(workload, preset, no_gpu)
     operator = access.is_operator()
     with st.container(horizontal=True, vertical_alignment="center"):
-        clicked = st.button("Launch", type="primary", key="launch", disabled=not result.valid or not operator,
+        clicked = st.button("Launch", type="primary", key="launch",
+                            disabled=not result.valid or not operator or store.read_only,
                             help=None if operator else access.VIEWER_HELP)
         share.share_button(link_params(workload, result), "this form with these settings")
-    if not result.valid:
+    if store.read_only:
+        st.caption(fmt.md(str(store_error(PermissionError(), store.path)), 400))
+    elif not result.valid:
         st.caption("Launch is off until the setting marked above is fixed.")
     if clicked and result.valid and access.require_operator("launch a run"):
         launch(store, workload, result)

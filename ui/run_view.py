@@ -73,8 +73,12 @@ def show_run(store: Store, run_id: int, page_kind: str | None = None) -> None:
             if (access.is_operator() and not current.cancel_requested
                     and st.button("Cancel this run", key=f"cancel_{run_id}")
                     and access.require_operator("cancel a run")):
-                store.request_cancel(run_id)  # the worker stops at its next report, or is stopped after a grace
-                st.rerun()
+                try:
+                    store.request_cancel(run_id)  # the worker stops at its next report, or after a grace period
+                except StoreError as e:
+                    st.error(fmt.md(str(e), 400))
+                else:
+                    st.rerun()
         elif run.live:
             st.rerun()  # it just ended: a full rerun stops the timer and shows the summary
         _charts(current, metrics)

@@ -8,6 +8,7 @@ do; a read-only store still opens for reading, so pages that only look keep work
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -29,9 +30,9 @@ from rlcore.config import LABEL_MAX, NOTES_MAX, ConfigError, check_text, label_o
 STATUSES = ("queued", "running", "done", "failed", "cancelled", "diverged")
 ACTIVE = ("queued", "running")
 WORKER_DIED = "worker died"
-NEVER_STARTED = "its worker never started"
+NEVER_STARTED = "its worker never started: no queue runner is alive to start it"
 HEARTBEAT_STALE_SECONDS = 30.0  # no heartbeat for this long: the run is "unresponsive" (not dead)
-START_GRACE_SECONDS = 60.0  # a queued local run without a worker process after this long never started
+START_GRACE_SECONDS = 60.0  # a queued local run older than this, with no queue runner alive, never starts
 HOST = socket.gethostname()
 
 # Each entry upgrades the schema by one version; the list index + 1 is the version it produces. A string is SQL;
@@ -108,13 +109,21 @@ class StoreError(RuntimeError):
         self.kind = kind
 
 
-def storage_fault(error: BaseException) -> str:
-    """What kind of storage fault an exception is."""
+FULL_BELOW_BYTES = 1 << 20
+
+
+def storage_fault(error: BaseException, path: Path | None = None) -> str:
+    """What kind of storage fault an exception is (a disk I/O error on a disk with no room left is a full disk:
+    SQLite says so when it cannot even make the small shared-memory file of its write-ahead log)."""
     text = str(error).lower()
     if "readonly" in text or "read-only" in text or isinstance(error, PermissionError):
         return "read-only"
     if "disk is full" in text or "no space" in text or getattr(error, "errno", None) == 28:
         return "full"
+    if "disk i/o error" in text and path is not None:
+        with contextlib.suppress(OSError):
+            if shutil.disk_usage(path.parent).free < FULL_BELOW_BYTES:
+                return "full"
     if "not a database" in text or "malformed" in text or "file is encrypted" in text:
         return "damaged"
     if "unable to open" in text or isinstance(error, FileNotFoundError):
@@ -126,7 +135,7 @@ def storage_fault(error: BaseException) -> str:
 
 def store_error(error: BaseException, path: Path) -> StoreError:
     """The one sentence for a storage fault, with what to do about it."""
-    kind = storage_fault(error)
+    kind = storage_fault(error, path)
     sentences = {
         "read-only": f"The run store at {path} is read-only, so nothing can be launched, changed or recorded; "
                      "point RLCORE_HOME at a writable directory (stored runs can still be looked at).",
@@ -217,8 +226,9 @@ def pid_alive(pid: int | None) -> bool:
 class Store:
     """Runs, metrics and artifacts under one directory (``$RLCORE_HOME``, default ./.rlcore)."""
 
-    def __init__(self, home: str | Path | None = None) -> None:
+    def __init__(self, home: str | Path | None = None, *, start_grace: float = START_GRACE_SECONDS) -> None:
         self.home = Path(home) if home is not None else default_home()
+        self.start_grace = start_grace
         self.path = self.home / "runs.sqlite"
         self.read_only = False
         try:
@@ -246,22 +256,37 @@ class Store:
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        try:
-            if self.read_only:
-                # immutable: SQLite cannot create the -shm file of a WAL store in a read-only directory.
-                db = sqlite3.connect(f"file:{self.path}?immutable=1", uri=True, isolation_level=None)
-            else:
-                db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-            db.row_factory = sqlite3.Row
-            db.execute("PRAGMA foreign_keys=ON")
-        except sqlite3.Error as e:
-            raise store_error(e, self.path) from None
+        db, cause = self._open()
         try:
             yield db
         except sqlite3.Error as e:
-            raise store_error(e, self.path) from None
+            raise store_error(cause or e, self.path) from None  # a write through the fallback fails for the cause
         finally:
             db.close()
+
+    def _open(self) -> tuple[sqlite3.Connection, BaseException | None]:
+        """A connection, and the fault it works around: on a full disk SQLite cannot make the shared-memory file of
+        its write-ahead log, so the store is read as it stands on disk (reads work, writes fail for the cause)."""
+        try:
+            if self.read_only:
+                # immutable: SQLite cannot create the -shm file of a WAL store in a read-only directory.
+                return self._connection(f"file:{self.path}?immutable=1", uri=True), None
+            return self._connection(self.path, timeout=30.0), None
+        except sqlite3.Error as e:
+            if storage_fault(e, self.path) != "full" or not self.path.is_file():
+                raise store_error(e, self.path) from None
+            try:
+                return self._connection(f"file:{self.path}?immutable=1", uri=True), e
+            except sqlite3.Error:
+                raise store_error(e, self.path) from None
+
+    @staticmethod
+    def _connection(target: str | Path, **kwargs: Any) -> sqlite3.Connection:
+        db = sqlite3.connect(target, isolation_level=None, **kwargs)
+        db.row_factory = sqlite3.Row
+        db.execute("PRAGMA foreign_keys=ON")
+        db.execute("PRAGMA schema_version").fetchone()  # opens the file (and its WAL index) now, not mid-query
+        return db
 
     def _migrate(self, db: sqlite3.Connection) -> None:
         db.execute("BEGIN IMMEDIATE")
@@ -346,6 +371,15 @@ class Store:
             if db.execute(f"UPDATE runs SET {column} = ? WHERE id = ?", (value, run_id)).rowcount == 0:
                 raise ConfigError(f"run {run_id} does not exist.", "run")
 
+    def set_runner(self, pid: int | None) -> None:
+        """Record the local queue runner's process (None when it ends), so a queue without one is seen."""
+        with self._connect() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('runner', ?)", (f"{HOST} {pid}" if pid else "",))
+
+    def runner_alive(self) -> bool:
+        host, _, pid = self._meta("runner").partition(" ")
+        return bool(pid) and (host != HOST or pid_alive(int(pid)))
+
     def set_pid(self, run_id: int, pid: int) -> None:
         with self._connect() as db:
             db.execute("UPDATE runs SET pid = ?, heartbeat = ?, host = ? WHERE id = ?",
@@ -395,20 +429,21 @@ class Store:
                        (time.time(), run_id))
 
     def reconcile(self) -> None:
-        """A local run whose worker process is gone failed ("worker died"); a queued one whose worker never
-        started failed with that reason. A run that is only quiet is left alone: silence is not death (its view
-        says "unresponsive"), so a result that arrives later is never thrown away."""
+        """A local run whose worker process is gone failed ("worker died"); queued runs that no queue runner
+        will ever start (none is alive) failed with that reason. A run that is only quiet is left alone: silence
+        is not death (its view says "unresponsive"), so a result that arrives later is never thrown away."""
         if self.read_only:
             return
         now = time.time()
         with self._connect() as db:
             rows = db.execute("SELECT id, pid, status, created, host FROM runs WHERE status IN ('queued', "
                               "'running') AND executor = 'local'").fetchall()
-            for run_id, pid, status, created, host in rows:
-                if pid is None:
-                    if status == "queued" and now - created > START_GRACE_SECONDS:
-                        self._fail(db, run_id, NEVER_STARTED, now)
-                elif host in (None, HOST) and not pid_alive(pid):
+            waiting = [r for r in rows if r[1] is None and r[2] == "queued" and now - r[3] > self.start_grace]
+            if waiting and not self.runner_alive():
+                for run_id, *_ in waiting:
+                    self._fail(db, run_id, NEVER_STARTED, now)
+            for run_id, pid, _, _, host in rows:
+                if pid is not None and host in (None, HOST) and not pid_alive(pid):
                     self._fail(db, run_id, WORKER_DIED, now)
 
     @staticmethod

@@ -1,10 +1,12 @@
-"""The local executor: one subprocess per run, queued behind a file lock, reporting to the store.
+"""The local executor: a queue runner that starts one worker process per run, oldest first, one at a time.
 
-``launch`` never forks: it starts ``python -m rlcore worker --run ID`` with the run's device fixed in
-the child's environment before TensorFlow is imported there. Workers take turns through an exclusive
-lock on ``$RLCORE_HOME/worker.lock`` and each waits until its run is the oldest queued one, so runs
-start in creation order and never two train at once. While a run trains, a heartbeat thread tells the
-store the process lives, whatever the training loop is doing (one compiled call can last a minute).
+``launch`` makes sure a queue runner is alive (``python -m rlcore worker --drain``, at most one per store:
+it holds ``$RLCORE_HOME/runner.lock``). The runner takes the oldest queued run, starts
+``python -m rlcore worker --run ID`` for it with the run's device fixed in the child's environment before
+TensorFlow is imported there, waits for it, and takes the next; so runs start in creation order, never two
+train at once, and a thousand queued runs cost no process until their turn. A run whose worker cannot start
+fails at once with the reason and the runner goes on. While a run trains, a heartbeat thread tells the store
+the process lives, whatever the training loop is doing (one compiled call can last a minute).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any
 
 from rlcore import report, workloads
 from rlcore.execution import prepare_process
-from rlcore.runs.store import ACTIVE, Store, StoreError
+from rlcore.runs.store import ACTIVE, WORKER_DIED, Store, StoreError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 FLUSH_SECONDS = 0.5
@@ -101,20 +103,73 @@ class Heartbeat:
                 os._exit(0)  # the whole process, lock included: the queue goes on
 
 
-def launch(store: Store, run_id: int) -> subprocess.Popen | None:
-    """Start the worker of a stored run and return at once; its output goes to the run's log file.
+def launch(store: Store, run_id: int) -> None:
+    """Queue a stored run for the local executor: make sure the queue runner is alive, and return at once.
 
-    If the worker cannot start (no room for its folder, no Python), the run fails at once with the reason,
-    so the queue never waits on a run that nobody will execute.
+    If the runner cannot start (no Python, no room for its log), the run fails at once with the reason, so
+    nothing waits on a run that nobody will execute.
     """
-    run = store.get_run(run_id)
-    if run is None:
+    if store.get_run(run_id) is None:
         raise ValueError(f"run {run_id} does not exist.")
-    env = dict(os.environ)
-    env["RLCORE_HOME"] = str(store.home.resolve())
-    prepare_process(",".join(workloads.devices_of(workloads.get(run.kind).make_config(run.config))),
-                    store.home.resolve(), env)
     try:
+        ensure_runner(store)
+    except OSError as e:
+        store.finish(run_id, "failed", error=f"{LAUNCH_FAILED}: {e.strerror or e} ({e.filename or sys.executable}).")
+
+
+def ensure_runner(store: Store) -> None:
+    """Start the queue runner unless one is alive (a second one started in a race finds the lock held and ends)."""
+    if _runner_alive(store):
+        return
+    env = dict(os.environ) | {"RLCORE_HOME": str(store.home.resolve())}
+    with open(store.home / "runner.log", "ab") as log:
+        subprocess.Popen([sys.executable, "-m", "rlcore", "worker", "--drain"], cwd=PROJECT_ROOT, env=env,
+                         stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def _runner_alive(store: Store) -> bool:
+    with open(store.home / "runner.lock", "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        return False
+
+
+def drain(store: Store | None = None, idle_seconds: float = 1.0) -> int:
+    """The queue runner: execute queued local runs one at a time, oldest first, each in its own worker process;
+    end when the queue has stayed empty for ``idle_seconds``."""
+    store = store or Store()
+    while True:
+        with open(store.home / "runner.lock", "a") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return 0  # another runner has the queue
+            store.set_runner(os.getpid())
+            idle_since = time.monotonic()
+            while time.monotonic() - idle_since < idle_seconds:
+                run_id = store.oldest_queued()
+                if run_id is None:
+                    time.sleep(0.1)
+                    continue
+                _run_one(store, run_id)
+                idle_since = time.monotonic()
+            store.set_runner(None)
+        # The lock is released: a run queued in the last instant saw it held and counted on this runner.
+        if store.oldest_queued() is None:
+            return 0
+
+
+def _run_one(store: Store, run_id: int) -> None:
+    """Start one run's worker process and wait for it; a worker that could not start or died without a word
+    ends its run with the reason."""
+    run = store.get_run(run_id)
+    env = dict(os.environ) | {"RLCORE_HOME": str(store.home.resolve())}
+    try:
+        cfg = workloads.get(run.kind).make_config(run.config)
+        prepare_process(",".join(workloads.devices_of(cfg)), store.home.resolve(), env)
         run_dir = store.run_dir(run_id)
         run_dir.mkdir(parents=True, exist_ok=True)
         with open(run_dir / "worker.log", "ab") as log:
@@ -123,9 +178,13 @@ def launch(store: Store, run_id: int) -> subprocess.Popen | None:
                                     stderr=subprocess.STDOUT, start_new_session=True)
     except OSError as e:
         store.finish(run_id, "failed", error=f"{LAUNCH_FAILED}: {e.strerror or e} ({e.filename or sys.executable}).")
-        return None
+        return
+    except Exception as e:  # a stored config this version no longer accepts, say: the run fails, the queue goes on
+        store.finish(run_id, "failed", error=f"{LAUNCH_FAILED}: {e}")
+        return
     store.set_pid(run_id, proc.pid)
-    return proc
+    proc.wait()
+    store.finish(run_id, "failed", error=WORKER_DIED)  # changes nothing if the worker recorded its end
 
 
 def cancel(store: Store, run_id: int, grace_seconds: float = 3.0) -> str:
@@ -147,27 +206,19 @@ def cancel(store: Store, run_id: int, grace_seconds: float = 3.0) -> str:
 
 
 def run_worker(run_id: int, store: Store | None = None) -> int:
-    """The worker process: wait for our turn, then execute the run. Returns the exit code."""
+    """The worker process of one run (started by the queue runner). Returns the exit code."""
     store = store or Store()
     run = store.get_run(run_id)
     if run is None:
         print(f"run {run_id} does not exist.", file=sys.stderr)
         return 2
+    if run.status != "queued":
+        return 0  # cancelled meanwhile
     workload = workloads.get(run.kind)
     cfg = workload.make_config(run.config)
     # Before TensorFlow starts in this process: it reads the device and the XLA cache setting only then.
     prepare_process(",".join(workloads.devices_of(cfg)), store.home)
-    with open(store.home / "worker.lock", "a") as lock:
-        while True:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            run = store.get_run(run_id)
-            if run is None or run.status != "queued":
-                return 0  # cancelled or failed while waiting
-            if store.oldest_queued() == run_id:
-                break
-            fcntl.flock(lock, fcntl.LOCK_UN)
-            time.sleep(0.2)
-        execute(store, run_id, workload, cfg)  # the lock is held until the file closes
+    execute(store, run_id, workload, cfg)
     return 0
 
 

@@ -1,0 +1,80 @@
+"""The README's pictures, made the way a user makes them: runs launched through the real worker on a served
+dashboard, pages opened in Chromium and photographed once they have settled.
+
+    .venv/bin/python devtools/screenshots.py docs
+
+Makes docs/screenshot_compare.png (the seed's question as the Home button opens it), docs/screenshot_turbo.png
+(a finished turbo run), docs/screenshot_hjb.png (a finished HJB run with its verdict) and
+docs/screenshot_dqn_run.png (a finished book-loop run with the replayed game); prints the seed question's times.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from devtools.browser import chromium, served_app, wait_for_app  # noqa: E402
+from rlcore.runs.store import Store  # noqa: E402
+from rlcore.runs.worker import launch  # noqa: E402
+from ui import views  # noqa: E402
+
+
+def wait(store: Store, run_id: int, timeout: float = 600) -> None:
+    deadline = time.monotonic() + timeout
+    while store.get_run(run_id).live:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"run {run_id} did not finish")
+        time.sleep(0.5)
+
+
+def shoot(context, url: str, path: Path, settle_text: str, height: int = 2000) -> None:
+    page = context.new_page()
+    page.set_viewport_size({"width": 1400, "height": height})
+    page.goto(url)
+    wait_for_app(page)
+    page.get_by_text(re.compile(settle_text)).first.wait_for(timeout=120_000)
+    time.sleep(3)  # Plotly draws after the script state settles
+    page.screenshot(path=path, full_page=True)
+    page.close()
+
+
+def main() -> None:
+    out = Path(sys.argv[1] if len(sys.argv) > 1 else "docs")
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp, served_app(Path(tmp)) as base, chromium() as browser:
+        store = Store(tmp)
+        context = browser.new_context()
+        # The seed's question exactly as the Home button queues it, photographed as it opens and once done.
+        seed_ids = [store.create_run("dqn", views.SEED_QUESTION | {"exec_mode": style}, label=f"seed question: {style}")
+                    for style in views.SEED_QUESTION_STYLES]
+        for run_id in seed_ids:
+            launch(store, run_id)
+        compare = f"{base}/runs?runs={','.join(map(str, seed_ids))}&metric=progress/games&x=wall&smoothing=0"
+        for run_id in seed_ids:
+            wait(store, run_id)
+        shoot(context, compare, out / "screenshot_compare.png", "ran .*x the env steps/s", 1900)
+        for run in (store.get_run(i) for i in seed_ids):
+            print(f"{run.label}: {run.summary['train_seconds']:.1f} s of training, {run.finished - run.created:.1f} s "
+                  f"from queued to done, {run.summary['steps_per_second']:.1f} env steps/s")
+        book = store.create_run("dqn", {"epochs": 600, "eval_every": 100, "test_games": 300},
+                                label="book loop, 600 games")
+        turbo = store.create_run("dqn", {"exec_mode": "turbo"}, label="turbo, 1 s")
+        hjb = store.create_run("hjb", {"steps": 20_000}, preset="accurate", label="accurate, 20k steps")
+        for run_id in (book, turbo, hjb):
+            launch(store, run_id)
+        for run_id in (book, turbo, hjb):
+            wait(store, run_id)
+        shoot(context, f"{base}/dqn?run={book}", out / "screenshot_dqn_run.png", "Watch the agent play", 2400)
+        shoot(context, f"{base}/dqn?run={turbo}", out / "screenshot_turbo.png", "Watch the agent play", 2400)
+        shoot(context, f"{base}/hjb?run={hjb}", out / "screenshot_hjb.png", "relative error over k", 2400)
+    print(f"screenshots in {out}/")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,296 @@
+"""Nothing lost, nothing stuck: long silent runs live on, failed launches never block the queue, output paths are
+checked before any work, storage faults and odd input are one sentence. Real processes, real SQLite, real mounts
+(a read-only bind mount and a 2 MB tmpfs, as root; skipped with the reason where mounting is not allowed)."""
+
+import contextlib
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rlcore.runs import store as store_module
+from rlcore.runs.store import NEVER_STARTED, Store, StoreError
+from rlcore.runs.worker import LAUNCH_FAILED, launch
+
+TINY_DQN = {"epochs": 4, "memory_size": 100, "batch_size": 16, "test_games": 20, "hidden1": 16, "hidden2": 8}
+ENV = os.environ | {"TF_CPP_MIN_LOG_LEVEL": "2"}
+
+
+def rlcore(*args, home: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    env = ENV | ({"RLCORE_HOME": str(home)} if home else {})
+    return subprocess.run([sys.executable, "-m", "rlcore", *args], capture_output=True, text=True, env=env,
+                          timeout=timeout)
+
+
+def one_sentence(proc: subprocess.CompletedProcess, start: str) -> None:
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and lines[0].startswith(start), proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def wait_final(store: Store, run_id: int, timeout: float = 120.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run = store.get_run(run_id)
+        if not run.live:
+            return run
+        time.sleep(0.2)
+    raise AssertionError(f"run {run_id} did not end within {timeout} s")
+
+
+# ---------------------------------------------------------------- healthy but silent runs
+
+
+def test_a_run_inside_one_long_compiled_call_is_never_declared_dead(tmp_path, monkeypatch):
+    """All steps in one compiled call: the loop reports nothing for its length, the heartbeat thread still beats."""
+    monkeypatch.setattr(store_module, "HEARTBEAT_STALE_SECONDS", 3.0)  # "unresponsive" after 3 s of silence
+    store = Store(tmp_path)
+    run_id = store.create_run("hjb", {"steps": 30_000, "steps_per_call": 30_000, "eval_every": 0, "eval_points": 20})
+    launch(store, run_id)
+    quiet_seen, polls = [], 0
+    while (run := store.get_run(run_id)).live:
+        if run.status == "running":
+            polls += 1
+            quiet_seen.append(run.unresponsive_for())
+        time.sleep(0.5)
+    assert run.status == "done", run.error
+    assert run.summary["first_call_seconds"] > 5  # one call, long past the 3 s of silence
+    assert polls > 5 and quiet_seen.count(None) == len(quiet_seen)  # never once unresponsive, never failed
+    assert run.summary["steps"] == 30_000
+
+
+# ---------------------------------------------------------------- the queue never blocks
+
+
+def test_a_run_whose_worker_cannot_start_fails_with_the_reason_and_the_queue_goes_on(tmp_path):
+    store = Store(tmp_path)
+    (tmp_path / "runs").write_text("a file where the runs folder should be")
+    blocked = store.create_run("dqn", TINY_DQN)
+    launch(store, blocked)
+    failed = wait_final(store, blocked, timeout=30)
+    assert failed.status == "failed" and failed.error.startswith(f"{LAUNCH_FAILED}: Not a directory")
+    (tmp_path / "runs").unlink()
+    after = store.create_run("dqn", TINY_DQN)
+    launch(store, after)
+    assert wait_final(store, after).status == "done"
+
+
+def test_queued_runs_that_nothing_will_start_fail_with_the_reason_and_the_next_launch_runs(tmp_path):
+    store = Store(tmp_path, start_grace=0.5)
+    orphan = store.create_run("dqn", TINY_DQN)  # written, never launched: as if the dashboard died in between
+    time.sleep(1.0)
+    assert (store.get_run(orphan).status, store.get_run(orphan).error) == ("failed", NEVER_STARTED)
+    after = store.create_run("dqn", TINY_DQN)
+    launch(store, after)
+    assert wait_final(store, after).status == "done"
+
+
+def test_the_queue_runner_starts_each_run_in_order_and_takes_runs_queued_while_it_works(tmp_path):
+    store = Store(tmp_path)
+    first = store.create_run("dqn", TINY_DQN)
+    launch(store, first)
+    later = [store.create_run("dqn", TINY_DQN | {"seed": s}) for s in (1, 2)]  # queued without a launch of their own
+    runs = [wait_final(store, run_id) for run_id in (first, *later)]
+    assert [r.status for r in runs] == ["done"] * 3
+    assert [r.id for r in sorted(runs, key=lambda r: r.started)] == [first, *later]
+
+
+# ---------------------------------------------------------------- output paths
+
+
+@pytest.mark.parametrize(("args", "sentence"), [
+    (["--json", "/nonexistent/out.json"], "error: --json cannot be written: the directory /nonexistent does not exist"),
+    (["--json", ""], "error: --json needs a file name"),
+    (["--json", "/tmp"], "error: --json names a directory"),
+    (["--save-model", "/proc/nope/agent.keras"], "error: --save-model cannot be written"),
+    (["--save-model", "/proc/version.keras"], "error: --save-model cannot be written"),
+    (["--save-model", "agent.h5"], "error: --save-model must name a .keras file"),
+])
+def test_bad_output_paths_are_refused_before_any_training(tmp_path, args, sentence):
+    start = time.monotonic()
+    proc = rlcore("dqn", "--epochs", "5000", *args, home=tmp_path)
+    assert time.monotonic() - start < 5
+    one_sentence(proc, sentence)
+
+
+def test_runs_export_refuses_bad_paths_in_one_sentence(tmp_path):
+    store = Store(tmp_path)
+    run_id = store.create_run("dqn", {})
+    store.finish(run_id, "cancelled")
+    for path, sentence in ((tmp_path / "missing" / "m.csv", "does not exist"), (tmp_path, "names a directory"),
+                           ("/proc/self/nope.csv", "cannot be written"), ("", "needs a file name")):
+        one_sentence(rlcore("runs", "export", str(run_id), "--csv", str(path), home=tmp_path),
+                     f"error: --csv {sentence}" if sentence in ("needs a file name", "names a directory")
+                     else "error: --csv cannot be written")
+
+
+# ---------------------------------------------------------------- storage faults
+
+
+@contextlib.contextmanager
+def mounted(target: Path, *args: str):
+    """Mount something at ``target`` for the test (root only); skip with the reason where that is not allowed."""
+    done = subprocess.run(["mount", *args, str(target)], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount here ({done.stderr.strip()}); the fault needs a real mount")
+    try:
+        yield target
+    finally:
+        subprocess.run(["umount", "-l", str(target)], capture_output=True)
+
+
+@pytest.fixture
+def readonly_home(tmp_path):
+    """A store with two runs, then its directory made read-only by a bind mount."""
+    home = tmp_path / "home"
+    store = Store(home)
+    for style in ("graph", "xla"):
+        run_id = store.create_run("dqn", {"exec_mode": style}, label=style)
+        store.append_metrics(run_id, [(1, 0.1, "train/loss", 1.0)])
+        store.finish(run_id, "done", summary={"win_rate": 0.5, "steps_per_second": 9.0, "train_seconds": 1.0})
+    view = tmp_path / "ro"
+    view.mkdir()
+    with mounted(view, "--bind", str(home)):
+        remount = subprocess.run(["mount", "-o", "remount,bind,ro", str(view)], capture_output=True, text=True)
+        if remount.returncode != 0:
+            pytest.skip(f"cannot remount read-only here ({remount.stderr.strip()})")
+        yield view
+
+
+def test_a_read_only_store_is_read_by_every_page_and_refuses_changes_in_one_sentence(readonly_home, monkeypatch):
+    store = Store(readonly_home)
+    assert store.read_only and [r.label for r in store.list_runs()] == ["xla", "graph"]
+    with pytest.raises(StoreError, match=r"^The run store at .* is read-only"):
+        store.create_run("dqn", {})
+    one_sentence(rlcore("dqn", "--detach", home=readonly_home), "error: The run store at")
+    listed = rlcore("runs", "list", home=readonly_home)
+    assert listed.returncode == 0 and "graph" in listed.stdout  # reading still works
+
+    from pagetest import CARD, open_page
+
+    from ui import sidebar
+
+    monkeypatch.setenv("RLCORE_HOME", str(readonly_home))
+    monkeypatch.setattr(sidebar, "device_card", lambda: CARD)
+    runs = open_page("runs", {"runs": "1,2"})
+    assert not runs.exception and runs.get("plotly_chart")  # the comparison still draws
+    form = open_page("dqn")
+    assert not form.exception and form.button(key="launch").disabled
+    assert any("is read-only" in c.value for c in form.caption)
+
+
+def test_a_full_disk_ends_the_run_with_its_real_cause_and_keeps_what_was_written(tmp_path):
+    home = tmp_path / "tiny"
+    home.mkdir()
+    with mounted(home, "-t", "tmpfs", "-o", "size=3m", "tmpfs"):
+        store = Store(home)
+        done = store.create_run("dqn", {"exec_mode": "graph"})
+        store.append_metrics(done, [(s, s / 10, "train/loss", 1.0 / s) for s in range(1, 200)])
+        store.finish(done, "done", summary={"win_rate": 0.9})
+        run_id = store.create_run("dqn", TINY_DQN | {"epochs": 400, "eval_every": 0})
+        launch(store, run_id)
+        while store.get_run(run_id).status != "running" or store.metric_count(run_id) == 0:
+            time.sleep(0.2)
+        def fill(name: str) -> None:
+            with contextlib.suppress(OSError), open(home / name, "wb") as f:
+                while True:
+                    f.write(bytes(64 * 1024))
+
+        fill("filler")
+        run = wait_final(store, run_id, timeout=120)
+        assert run.status == "failed" and run.error.startswith("The disk holding the run store")
+        fill("more")  # the run gave its reserve back to record why it ended: full again
+        one_sentence(rlcore("dqn", "--detach", home=home), "error: The disk holding the run store")
+        assert store.integrity_check() == "ok" and store.metric_count(done) == 199
+        assert [r.status for r in store.list_runs()] == ["failed", "done"]  # the refused launch wrote nothing
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage"])
+def test_a_damaged_store_is_one_sentence_in_the_cli_and_on_every_page(tmp_path, monkeypatch, damage):
+    store = Store(tmp_path)
+    store.append_metrics(store.create_run("dqn", {}), [(s, 0.1, "train/loss", 1.0) for s in range(500)])
+    data = store.path.read_bytes()
+    for extra in ("-wal", "-shm"):
+        Path(f"{store.path}{extra}").unlink(missing_ok=True)
+    store.path.write_bytes(data[: len(data) // 3] if damage == "truncated" else os.urandom(len(data)))
+    one_sentence(rlcore("runs", "list", home=tmp_path), "error: The run store at")
+    assert "is damaged" in rlcore("runs", "list", home=tmp_path).stderr
+
+    from pagetest import APP, CARD
+    from streamlit.testing.v1 import AppTest
+
+    from ui import sidebar
+
+    monkeypatch.setenv("RLCORE_HOME", str(tmp_path))
+    monkeypatch.setattr(sidebar, "device_card", lambda: CARD)
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    for page in ("home", "dqn", "runs"):
+        at.switch_page(f"pages/{page}.py").run()
+        assert not at.exception, page
+        assert "is damaged" in at.error[0].value, page
+
+
+def test_a_store_made_anew_never_offers_an_old_runs_files(tmp_path):
+    old = Store(tmp_path)
+    first = old.create_run("dqn", {})
+    old.save_artifacts(first, {"model.keras": b"the old run's model"})
+    for extra in ("", "-wal", "-shm"):
+        Path(f"{old.path}{extra}").unlink(missing_ok=True)
+    new = Store(tmp_path)
+    again = new.create_run("dqn", {})
+    assert again == first  # ids start again in a new store...
+    assert not (new.run_dir(again) / "model.keras").exists()  # ...but its files are its own
+    assert new.store_id != old.store_id and (old.run_dir(first) / "model.keras").exists()
+
+
+# ---------------------------------------------------------------- odd input
+
+
+@pytest.mark.parametrize(("args", "sentence"), [
+    (["runs", "show", "100000000000000000000"], "error: run must be a run id like 3, not '100000000000000000000'."),
+    (["runs", "show", "²"], "error: run must be a run id like 3, not '²'."),
+    (["dqn", "--batch", "²"], "error: batch must be a whole number, not '²'."),
+    (["dqn", "--epochs", "1" + "0" * 400], "error: epochs must be at most 10,000,000, not a 401-digit number."),
+    (["dqn", "--seed", "2147483648"], "error: seed must be at most 2,147,483,647, not 2,147,483,648."),
+    (["dqn", "--epoch", "5"], "error: unrecognized arguments: --epoch 5"),
+    (["dqn", "--exec", "turbo", "--lr", "0.1"], "error: lr does not apply to the turbo style"),
+    (["dqn", "--label", "x" * 201], "error: label must be at most 200 characters, not 201."),
+    (["dqn", "--label", "a\x1b[2Jb"], "error: label must be printable text"),
+])
+def test_odd_input_is_refused_in_one_sentence(tmp_path, args, sentence):
+    detach = ["--detach"] if args[0] == "dqn" else []  # had it been accepted, it would only have queued
+    one_sentence(rlcore(*args, *detach, home=tmp_path), sentence)
+    assert Store(tmp_path).list_runs() == []
+
+
+def test_a_label_of_undecodable_bytes_is_refused_in_one_sentence(tmp_path):
+    proc = subprocess.run([sys.executable.encode(), b"-m", b"rlcore", b"dqn", b"--label", b"bad\xff\xfe", b"--detach"],
+                          capture_output=True, env=ENV | {"RLCORE_HOME": str(tmp_path)}, timeout=60)
+    assert proc.returncode == 2 and proc.stderr.decode().startswith("error: label must be valid UTF-8 text")
+
+
+@pytest.mark.parametrize(("page", "query", "warning"), [
+    ("dqn", {"run": "99999999999999999999"}, "run must be a run id like 3, not '99999999999999999999'."),
+    ("dqn", {"run": "²"}, "run must be a run id like 3, not '²'."),
+    ("runs", {"runs": "²"}, "runs must be run ids separated by commas, like 3,5,8, not '²'."),
+    ("runs", {"run": "0"}, "run must be a run id like 3, not '0'."),
+    ("dqn", {"batch": "²"}, "batch must be a whole number, not '²'."),
+    ("dqn", {"seed": "2147483648"}, "seed must be at most 2,147,483,647, not 2,147,483,648."),
+])
+def test_odd_link_values_are_one_warning(tmp_path, monkeypatch, page, query, warning):
+    from pagetest import CARD, open_page, shown
+
+    from ui import sidebar
+
+    monkeypatch.setenv("RLCORE_HOME", str(tmp_path))
+    monkeypatch.setattr(sidebar, "device_card", lambda: CARD)
+    store = Store(tmp_path)
+    store.finish(store.create_run("dqn", {}), "cancelled")
+    at = open_page(page, query)
+    assert not at.exception
+    assert [shown(w) for w in at.warning] == [f"{warning}" + ("" if "run" in query or "runs" in query else
+                                                              " The link's value was ignored; the default is shown.")]
+
