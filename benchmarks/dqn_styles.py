@@ -1,10 +1,10 @@
-"""The four DQN execution styles on the same seed, side by side: env steps/s and where the time goes.
+"""The four book-loop DQN execution styles on the same seed (turbo has benchmarks/dqn_turbo.py), side by side: env steps/s and where the time goes.
 
 Each style trains the book's configuration (random mode, batch 200, memory 1000) for a fixed wall-time
 budget; throughput is measured after the replay warm-up (steady state: one train step per env step).
 Repeats are median-ed. Run from the repository root:
 
-    .venv/bin/python benchmarks/dqn_styles.py                 # all four styles, 3 repeats
+    .venv/bin/python benchmarks/dqn_styles.py                 # all four book-loop styles, 3 repeats
     .venv/bin/python benchmarks/dqn_styles.py --styles graph xla --seconds 30
 """
 

@@ -65,7 +65,8 @@ def main() -> None:
         book = store.create_run("dqn", {"epochs": 600, "eval_every": 100, "test_games": 300},
                                 label="book loop, 600 games")
         turbo = store.create_run("dqn", {"exec_mode": "turbo"}, label="turbo, 1 s")
-        hjb = store.create_run("hjb", {"steps": 20_000}, preset="accurate", label="accurate, 20k steps")
+        hjb = store.create_run("hjb", {"steps": 20_000, "eval_every": 2000}, preset="accurate",
+                               label="accurate, 20k steps")
         for run_id in (book, turbo, hjb):
             launch(store, run_id)
         for run_id in (book, turbo, hjb):

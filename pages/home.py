@@ -20,7 +20,7 @@ st.markdown(
 store = Store()
 st.markdown("**Reproduce the seed's question**: queues the same 15-game DQN twice, in the slow port's `naive` "
             "style and compiled (`graph`), then opens their comparison: games played against training seconds. "
-            "It takes about a minute and a half on 2 cores, nearly all of it the naive run.")
+            "It takes about 80 seconds on 2 cores, nearly all of it the naive run.")
 if access.is_operator() and st.button("Reproduce the seed's question", type="primary", key="reproduce") \
         and access.require_operator("launch runs"):
     try:

@@ -1,8 +1,9 @@
 """Run configurations: frozen dataclasses, their bounds and defaults, and validation.
 
-This module is the single source of defaults and bounds. The CLI builds its flags from the field
-metadata here, and later the dashboard's forms and URL parsing will too, so a value is checked the
-same way wherever it comes from. Every invalid value raises ``ConfigError`` with one sentence.
+This module is the single source of defaults and bounds. The CLI's flags, the dashboard's forms and the
+parsing of link values are all generated from the field metadata here (help, bounds, choices, the styles a
+field applies to), so a value is checked the same way wherever it comes from. Every invalid value raises
+``ConfigError`` with one sentence; numbers and ids from text are parsed strictly (ASCII digits, in range).
 """
 
 from __future__ import annotations
