@@ -1,4 +1,5 @@
-"""The four book-loop DQN execution styles on the same seed (turbo has benchmarks/dqn_turbo.py), side by side: env steps/s and where the time goes.
+"""The four book-loop DQN styles on the same seed, side by side: env steps/s and where the time goes
+(turbo has its own script, benchmarks/dqn_turbo.py).
 
 Each style trains the book's configuration (random mode, batch 200, memory 1000) for a fixed wall-time
 budget; throughput is measured after the replay warm-up (steady state: one train step per env step).
