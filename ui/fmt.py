@@ -82,6 +82,15 @@ def seconds(value: float | None) -> str:
     return f"{minutes:,.0f} min {rest:02.0f} s" if minutes < 60 else f"{minutes / 60:,.1f} h"
 
 
+def rough_duration(value: float) -> str:
+    """A time left, as precise as an estimate deserves: 45 s, 3 min, 1.5 h."""
+    if value < 90:
+        return f"{value:,.0f} s"
+    if value < 5400:
+        return f"{value / 60:,.0f} min"
+    return f"{value / 3600:,.1f} h"
+
+
 def headline(h: Headline, value: float | None) -> str:
     """A headline number as its workload defines it."""
     if h.unit == "%":

@@ -119,7 +119,7 @@ def progress_text(run: Run, now: float | None = None) -> str:
         parts.append(f"{share:.0%}")
         elapsed = now - (run.started or now)
         if 0.02 < share < 1 and elapsed > 1:
-            parts.append(f"about {fmt.seconds(elapsed * (1 - share) / share)} left")
+            parts.append(f"about {fmt.rough_duration(elapsed * (1 - share) / share)} left")
     quiet = run.unresponsive_for(now)
     if quiet:
         parts.append(f"unresponsive: no heartbeat for {fmt.seconds(quiet)} (its process still exists)")

@@ -1,6 +1,7 @@
 """The DQN and HJB pages: defaults, bad links, launching exactly one run, and a stored run's view."""
 
 import json
+import re
 
 import pytest
 from pagetest import APP, open_page, shown
@@ -127,3 +128,21 @@ def test_an_unknown_hjb_preset_in_a_link_warns_and_shows_the_seed_preset(store):
     assert not at.exception
     assert at.warning[0].value.startswith("preset must be one of seed, accurate, not 'fastest'.")
     assert at.selectbox(key="preset").value == "seed"
+
+
+def test_a_live_run_shows_phase_progress_and_time_left_and_cancel_is_immediate(store):
+    import os
+    import time
+
+    run_id = store.create_run("dqn", {"epochs": 300}, label="live")
+    assert store.mark_running(run_id, os.getpid(), {"cpu": "test"})  # this process stands in for its worker
+    with store._connect() as db:  # started 30 s ago, 40% done
+        db.execute("UPDATE runs SET started = ? WHERE id = ?", (time.time() - 30, run_id))
+    store.report(run_id, [(100, 1.0, report.LOSS, 0.5)], progress=0.4, phase="training")
+    at = page("dqn", {"run": str(run_id), "refresh": "paused"})
+    assert not at.exception
+    (bar,) = at.get("progress")
+    assert re.search(r"^running · training · 40% · about 4[5-9] s left$", bar.proto.text)
+    at.button(key=f"cancel_{run_id}").click().run()
+    assert store.get_run(run_id).cancel_requested and not at.exception
+    assert "cancel requested" in at.get("progress")[0].proto.text
