@@ -3,7 +3,7 @@
 import streamlit as st
 
 from rlcore import report
-from rlcore.runs import worker
+from rlcore.runs import executor
 from rlcore.runs.store import Store, StoreError
 from ui import access, fmt, router, runs_table, views
 
@@ -24,13 +24,12 @@ st.markdown("**Reproduce the seed's question**: queues the same 15-game DQN twic
 if access.is_operator() and st.button("Reproduce the seed's question", type="primary", key="reproduce") \
         and access.require_operator("launch runs"):
     try:
-        ids = [store.create_run("dqn", views.SEED_QUESTION | {"exec_mode": style}, label=f"seed question: {style}")
-               for style in views.SEED_QUESTION_STYLES]
+        ids = [store.create_run("dqn", views.SEED_QUESTION | {"exec_mode": style}, label=f"seed question: {style}",
+                                executor=executor.current()) for style in views.SEED_QUESTION_STYLES]
     except StoreError as e:
         st.error(fmt.md(str(e), 400))
         st.stop()
-    for run_id in ids:
-        worker.launch(store, run_id)
+    executor.submit(store, ids)
     st.switch_page("pages/runs.py", query_params={"runs": ",".join(map(str, ids)), "metric": report.GAMES,
                                                   "x": "wall", "smoothing": "0"})
 runs = store.list_runs()

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rlcore import report, workloads
-from rlcore.config import LABEL_MAX, ConfigError, check_text, label_of, parse_id
+from rlcore.config import LABEL_MAX, ConfigError, check_text, label_of, parse_id, parse_int
 from rlcore.execution import DeviceError, prepare_process
 
 EXIT_BAD_INPUT = 2
@@ -146,6 +146,43 @@ def build_parser() -> argparse.ArgumentParser:
                          help="queue the run for a background worker and print its id (default: run here)")
         out.add_argument("--label", default="", help="a name for the stored run (default: made from its settings)")
 
+    kinds = [w.kind for w in workloads.all_workloads()]
+    sweep = sub.add_parser(
+        "sweep", help="run a grid or random search over settings x seeds, and say which setting wins",
+        description="A sweep is one workload, fixed values (--set), value lists whose product is the grid (--grid), "
+                    "ranges drawn --random times (--range), times a list of seeds. Names are the workload's flag "
+                    "names (exec, lr, turbo-lr); values are checked like the flags'. Every member is validated "
+                    "before anything is queued. Free-text fields (the bench's batch list) separate values with |.",
+        epilog="example: python -m rlcore sweep dqn --set exec=turbo --grid turbo-lr=3e-3,1e-2,3e-2 "
+               "--grid turbo-games=128,512 --seeds 0,1,2")
+    sweep.add_argument("kind", choices=kinds, help="the workload")
+    sweep.add_argument("--preset", help="named defaults of the workload (HJB: seed, accurate)")
+    sweep.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a fixed value")
+    sweep.add_argument("--grid", action="append", default=[], metavar="NAME=V1,V2",
+                       help="values to try; several --grid give their product")
+    sweep.add_argument("--random", default="0", metavar="N", help="random draws from the --range settings")
+    sweep.add_argument("--range", action="append", default=[], metavar="NAME=SCALE:LO:HI",
+                       help="where a draw comes from: uniform:0:1, log:1e-4:1e-2, int:32:256, logint:16:1024, "
+                            "choice:static,player")
+    sweep.add_argument("--seeds", default="", metavar="0,1,2", help="run every setting once per seed")
+    sweep.add_argument("--sweep-seed", default="0", metavar="S", help="seed of the random draws (default: 0)")
+    sweep.add_argument("--label", default="", help="a name for the sweep")
+    sweep.add_argument("--detach", action="store_true", help="queue the members and print the sweep's id")
+    sweep.add_argument("--json", metavar="FILE", help="write the sweep and its results per setting as JSON here")
+    sweep.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    sweeps = sub.add_parser("sweeps", help="list, show, cancel, export or delete stored sweeps")
+    sweeps_sub = sweeps.add_subparsers(dest="sweeps_command", required=True, parser_class=_Parser)
+    sweeps_sub.add_parser("list", help="every sweep, newest first").add_argument("--json", action="store_true")
+    sweeps_show = sweeps_sub.add_parser("show", help="a sweep's members and its results per setting")
+    sweeps_show.add_argument("id")
+    sweeps_show.add_argument("--json", action="store_true", help="print JSON (default: a table)")
+    sweeps_export = sweeps_sub.add_parser("export", help="a sweep's results per setting as CSV")
+    sweeps_export.add_argument("id")
+    sweeps_export.add_argument("--csv", required=True, metavar="FILE")
+    for name, text in (("cancel", "cancel every live member"), ("delete", "delete the sweep and its runs")):
+        sweeps_sub.add_parser(name, help=text).add_argument("id")
+
     runs = sub.add_parser("runs", help="list, show, export, cancel, label or delete stored runs ($RLCORE_HOME)")
     runs_sub = runs.add_subparsers(dest="runs_command", required=True, parser_class=_Parser)
     runs_list = runs_sub.add_parser("list", help="every run, newest first")
@@ -226,18 +263,185 @@ def _write(path: Path, data: bytes, flag: str) -> None:
               file=sys.stderr)
 
 
-def _detach(kind: str, cfg: Any, label: str, preset: str | None) -> int:
+def _detach(kind: str, cfg: Any, label: str, preset: str | None, engine: str | None = None) -> int:
+    from rlcore.runs import executor
     from rlcore.runs.store import Store
-    from rlcore.runs.worker import launch
 
     store = Store()
-    run_id = store.create_run(kind, cfg, label, preset=preset)
-    launch(store, run_id)
+    run_id = store.create_run(kind, cfg, label, preset=preset, executor=executor.current(engine))
+    executor.submit(store, [run_id])
     run = store.get_run(run_id)
     if run is not None and run.status == "failed":
         return _fail(f"run {run_id} could not start: {run.error}")
     print(f"queued run {run_id} in {store.path}; follow it with: python -m rlcore runs show {run_id}")
     print(run_id)
+    return 0
+
+
+def _pairs(texts: list[str], flag: str) -> list[tuple[str, str]]:
+    pairs = []
+    for text in texts:
+        name, sep, value = text.partition("=")
+        if not sep or not name.strip():
+            raise ConfigError(f"{flag} needs NAME=VALUE, not {text[:40]!r}.", flag)
+        pairs.append((name, value))
+    return pairs
+
+
+def _run_sweep(args: argparse.Namespace) -> int:
+    from rlcore import search
+    from rlcore.runs import sweeps
+    from rlcore.runs.store import Store
+
+    workload = workloads.get(args.kind)
+    try:
+        if args.preset is not None and args.preset not in workload.presets:
+            raise ConfigError(f"--preset must be one of {', '.join(workload.presets) or 'nothing here'}, not "
+                              f"{args.preset!r}.")
+        base = {}
+        for name, value in _pairs(args.set, "--set"):
+            key, values = search.parse_values(workload, name, value)
+            if len(values) != 1:
+                raise ConfigError(f"--set gives one value; use --grid for {name}={value}.")
+            base[key] = values[0]
+        grid = dict(search.parse_values(workload, n, v) for n, v in _pairs(args.grid, "--grid"))
+        ranges = dict(search.parse_range(workload, n, v) for n, v in _pairs(args.range, "--range"))
+        seeds = search.parse_seeds(args.seeds) if args.seeds else []
+        space = search.Space(grid, ranges, parse_int(args.random, "--random"), seeds,
+                             parse_int(args.sweep_seed, "--sweep-seed"))
+        label = check_text(args.label, "label", LABEL_MAX)
+        json_path = writable_path(args.json, "--json") if args.json is not None else None
+        store = Store()
+        sweep_id, run_ids = sweeps.create(store, workload.kind, base, space, label=label, preset=args.preset)
+    except ConfigError as e:
+        return _fail(str(e))
+    print(f"queued sweep {sweep_id}: {len(run_ids):,} runs ({run_ids[0]}–{run_ids[-1]}) in {store.path}; follow it "
+          f"with: python -m rlcore sweeps show {sweep_id}")
+    if args.detach:
+        print(sweep_id)
+        return 0
+    _follow_sweep(store, sweep_id, run_ids, quiet=args.quiet)
+    return _show_sweep(store, sweep_id, as_json=False, json_path=json_path)
+
+
+def _follow_sweep(store: Any, sweep_id: int, run_ids: list[int], quiet: bool) -> None:
+    """One progress bar over the members until every one has ended; Ctrl-C cancels the sweep."""
+    import time
+
+    from tqdm import tqdm
+
+    bar = None if quiet else tqdm(total=len(run_ids), unit="run", dynamic_ncols=True, file=sys.stderr)
+    try:
+        while True:
+            runs = store.sweep_runs(sweep_id)
+            ended = sum(not r.live for r in runs)
+            if bar is not None:
+                bar.n = ended
+                live = next((r for r in runs if r.status == "running"), None)
+                bar.set_postfix_str(printable(f"now: {live.label}" if live else ""), refresh=True)
+            if ended == len(runs):
+                break
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        store.cancel_sweep(sweep_id)
+        print(f"\ncancelled sweep {sweep_id}", file=sys.stderr)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _show_sweep(store: Any, sweep_id: int, *, as_json: bool, json_path: Path | None = None) -> int:
+    from rlcore import search
+    from rlcore.runs import sweeps
+
+    sweep = store.get_sweep(sweep_id)
+    if sweep is None:
+        return _fail(f"sweep {sweep_id} does not exist in {store.path}.")
+    workload = workloads.get(sweep.kind)
+    runs = store.sweep_runs(sweep_id)
+    rows = sweeps.results(store, sweep, runs)
+    top = search.best(workload, rows)
+    document = {"sweep": sweeps.to_dict(sweep), "runs": {r.id: r.status for r in runs},
+                "counts": sweeps.status_counts(runs), "results": sweeps.results_rows(sweep, rows),
+                "best": top.setting if top else None, "best_by": workload.headlines[0].key}
+    if json_path:
+        _write(json_path, json.dumps(document, indent=2).encode(), "--json")
+    if as_json:
+        print(json.dumps(document, indent=2))
+        return 0
+    counts = ", ".join(f"{n} {status}" for status, n in document["counts"].items())
+    print(printable(f"sweep {sweep.id} ({sweep.kind}, {sweep.label}): {len(runs):,} runs — {counts}"))
+    print(_results_text(workload, rows, top))
+    return 0
+
+
+def _results_text(workload: workloads.Workload, rows: list[Any], top: Any) -> str:
+    from rlcore.config import number_text
+
+    def show(h: workloads.Headline, mean: float | None, spread: float | None) -> str:
+        return "–" if mean is None else f"{h.text(mean)} ± {h.text(spread or 0.0)}"
+
+    names = {f.name: label_of(f) for f in dataclasses.fields(workload.config)}
+    header = [*(names.get(k, k) for k in (rows[0].setting if rows else {})), "runs",
+              *(h.label for h in workload.headlines)]
+    lines = [header]
+    for r in rows:
+        lines.append([*(str(v) for v in r.setting.values()), f"{r.done}/{r.runs}",
+                      *(show(h, r.means[h.key], r.spreads[h.key]) for h in workload.headlines)])
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    text = "\n".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)) for line in lines)
+    if top is not None:
+        setting = " ".join(f"{names.get(k, k)}={v}" for k, v in top.setting.items())
+        h = workload.headlines[0]
+        text += (f"\nbest by {h.label} ({h.better} is better): {setting} "
+                 f"({show(h, top.means[h.key], top.spreads[h.key])} over {number_text(top.done)} runs)")
+    return text
+
+
+def _run_sweeps(args: argparse.Namespace) -> int:
+    from rlcore.runs import sweeps
+    from rlcore.runs.store import Store
+
+    store = Store()
+    if args.sweeps_command == "list":
+        listed = store.list_sweeps()
+        if args.json:
+            print(json.dumps([sweeps.to_dict(s) for s in listed], indent=2))
+        elif not listed:
+            print(f"no sweeps yet in {store.path}; start one with: python -m rlcore sweep --help")
+        for s in [] if args.json else listed:
+            counts = sweeps.status_counts(store.sweep_runs(s.id))
+            print(printable(f"{s.id:>4}  {s.kind:5}  {sum(counts.values()):>5} runs  "
+                            f"{', '.join(f'{n} {k}' for k, n in counts.items()):30}  {s.label[:60]}"))
+        return 0
+    try:
+        sweep_id = parse_id(args.id, "sweep")
+    except ConfigError as e:
+        return _fail(str(e))
+    if store.get_sweep(sweep_id) is None:
+        return _fail(f"sweep {sweep_id} does not exist in {store.path}.")
+    if args.sweeps_command == "show":
+        return _show_sweep(store, sweep_id, as_json=args.json)
+    if args.sweeps_command == "export":
+        try:
+            path = writable_path(args.csv, "--csv")
+        except ConfigError as e:
+            return _fail(str(e))
+        sweep = store.get_sweep(sweep_id)
+        rows = sweeps.results(store, sweep)
+        path.write_text(sweeps.export_csv(sweep, rows))
+        print(f"wrote the results of {len(rows):,} settings of sweep {sweep_id} to {path}")
+        return 0
+    if args.sweeps_command == "cancel":
+        running = store.cancel_sweep(sweep_id)
+        print(f"sweep {sweep_id}: queued members cancelled" + (f"; runs {', '.join(map(str, running))} stop at their "
+                                                              "next report" if running else ""))
+        return 0
+    try:
+        store.delete_sweep(sweep_id)
+    except ValueError as e:
+        return _fail(str(e))
+    print(f"deleted sweep {sweep_id} and its runs")
     return 0
 
 
@@ -350,7 +554,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from rlcore.runs.store import StoreError
 
     args = build_parser().parse_args(argv)
-    commands = {"devices": _run_devices, "runs": _run_runs, "worker": _run_worker}
+    commands = {"devices": _run_devices, "runs": _run_runs, "worker": _run_worker, "sweep": _run_sweep,
+                "sweeps": _run_sweeps}
     try:
         if args.command in commands:
             return commands[args.command](args)

@@ -77,6 +77,26 @@ def percent_text(fraction: float) -> str:
     return f"{value:,.{min(digits, 6)}f}%"
 
 
+def seconds_text(value: float) -> str:
+    """A duration with its unit: 2 ms, 12.3 s, 3 min 05 s, 1.5 h."""
+    if value < 1:
+        return f"{value * 1000:,.0f} ms" if value >= 0.001 else f"{value * 1e6:,.0f} µs"
+    if value < 120:
+        return f"{value:,.1f} s"
+    minutes, rest = divmod(value, 60)
+    return f"{minutes:,.0f} min {rest:02.0f} s" if minutes < 60 else f"{minutes / 60:,.1f} h"
+
+
+def amount_text(value: float, unit: str = "") -> str:
+    """A count or rate with thousands separators, three significant digits below 100: 184,608 steps/s, 4.87."""
+    if abs(value) >= 100 or float(value).is_integer():
+        text = f"{value:,.0f}"
+    else:
+        digits = max(0, 2 - math.floor(math.log10(abs(value)))) if value else 0
+        text = f"{value:,.{min(digits, 6)}f}"
+    return f"{text} {unit}".strip()
+
+
 STYLE_FIELD = "exec_mode"
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -25,8 +26,10 @@ from rlcore.config import (
     ConfigError,
     DQNConfig,
     HJBConfig,
+    amount_text,
     from_dict,
     percent_text,
+    seconds_text,
 )
 
 
@@ -38,6 +41,18 @@ class Headline:
     label: str
     unit: str = ""  # "%" (the value is a fraction), "s", "x", or a rate such as "steps/s"
     better: str = "higher"  # or "lower"
+
+    def text(self, value: float | None) -> str:
+        """The number as every surface writes it: 95.8%, 184,608 steps/s, 12.3 s, 51.0x."""
+        if value is None or not math.isfinite(value):
+            return "–"
+        if self.unit == "%":
+            return percent_text(value)
+        if self.unit == "s":
+            return seconds_text(value)
+        if self.unit == "x":
+            return f"{value:,.1f}x"
+        return amount_text(value, self.unit)
 
 
 @dataclass(frozen=True)

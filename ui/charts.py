@@ -230,3 +230,39 @@ def crossover_chart(cells: list[Mapping], crossovers: Mapping[str, int | None] |
                       yaxis_title="samples per second", margin={"t": 40, "b": 40, "l": 60, "r": 10},
                       legend={"orientation": "h"})
     return fig
+
+
+def heatmap(x_name: str, y_name: str, cells: list[tuple[object, object, float | None]], title: str,
+            percent: bool = False) -> go.Figure:
+    """The mean of a headline per pair of values of two varied settings (empty where no run finished)."""
+    xs = list(dict.fromkeys(str(x) for x, _, _ in cells))
+    ys = list(dict.fromkeys(str(y) for _, y, _ in cells))
+    z = [[None] * len(xs) for _ in ys]
+    for x, y, value in cells:
+        z[ys.index(str(y))][xs.index(str(x))] = value
+    text = [[("" if v is None else fmt.percent(v) if percent else fmt.number(v)) for v in row] for row in z]
+    hover = f"{plain(x_name)}=%{{x}}, {plain(y_name)}=%{{y}}: %{{text}}<extra></extra>"
+    fig = go.Figure(go.Heatmap(x=xs, y=ys, z=z, text=text, texttemplate="%{text}", colorscale="Viridis",
+                               hovertemplate=hover))
+    fig.update_layout(title=title, xaxis={"title": x_name, "type": "category"},
+                      yaxis={"title": y_name, "type": "category"}, margin=MARGIN)
+    return fig
+
+
+def parallel_coordinates(columns: dict[str, list], color_name: str, title: str) -> go.Figure:
+    """One line per setting across every varied setting and the headline (Plotly's Parcoords); text values get
+    one tick each, numbers their range; coloured by the headline."""
+    dimensions = []
+    for name, values in columns.items():
+        if all(isinstance(v, int | float) and not isinstance(v, bool) for v in values if v is not None):
+            numbers = [float("nan") if v is None else float(v) for v in values]
+            dimensions.append({"label": plain(name, 30), "values": numbers})
+        else:
+            names = list(dict.fromkeys(str(v) for v in values))
+            dimensions.append({"label": plain(name, 30), "values": [names.index(str(v)) for v in values],
+                               "tickvals": list(range(len(names))), "ticktext": [plain(n, 20) for n in names]})
+    color = [float("nan") if v is None else v for v in columns[color_name]]
+    fig = go.Figure(go.Parcoords(dimensions=dimensions, line={"color": color, "colorscale": "Viridis",
+                                                              "showscale": True}))
+    fig.update_layout(title=title, margin={"t": 70, "b": 30, "l": 60, "r": 60})
+    return fig

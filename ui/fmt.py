@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from rlcore import report
-from rlcore.config import percent_text
+from rlcore.config import amount_text, percent_text, seconds_text
 from rlcore.workloads import Headline
 
 # Human titles of the metric keys the loops report; other keys fall back to their last part.
@@ -63,23 +63,11 @@ def number(value: float | None, unit: str = "") -> str:
     """A count or rate with thousands separators, three significant digits below 100."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "–"
-    if abs(value) >= 100 or float(value).is_integer():
-        text = f"{value:,.0f}"
-    else:
-        digits = max(0, 2 - math.floor(math.log10(abs(value)))) if value else 0
-        text = f"{value:,.{min(digits, 6)}f}"
-    return f"{text} {unit}".strip()
+    return amount_text(value, unit)
 
 
 def seconds(value: float | None) -> str:
-    if value is None:
-        return "–"
-    if value < 1:
-        return f"{value * 1000:,.0f} ms" if value >= 0.001 else f"{value * 1e6:,.0f} µs"
-    if value < 120:
-        return f"{value:,.1f} s"
-    minutes, rest = divmod(value, 60)
-    return f"{minutes:,.0f} min {rest:02.0f} s" if minutes < 60 else f"{minutes / 60:,.1f} h"
+    return "–" if value is None else seconds_text(value)
 
 
 def rough_duration(value: float) -> str:
@@ -93,13 +81,7 @@ def rough_duration(value: float) -> str:
 
 def headline(h: Headline, value: float | None) -> str:
     """A headline number as its workload defines it."""
-    if h.unit == "%":
-        return percent(value)
-    if h.unit == "s":
-        return seconds(value)
-    if h.unit == "x":
-        return "–" if value is None else f"{value:,.1f}x"
-    return number(value, h.unit)
+    return h.text(value)
 
 
 def value_text(value: Any) -> str:

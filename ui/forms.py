@@ -20,7 +20,7 @@ from rlcore.config import LABEL_MAX, STYLE_FIELD, ConfigError, applies, check_te
 from ui import fmt
 
 # Page-level widgets whose keys (URL names) several pages use.
-SHARED_KEYS = ("label", "preset", "workload", "refresh")
+SHARED_KEYS = ("label", "preset", "workload", "refresh", "kind", "seeds", "random", "sweep_seed")
 NO_GPU = "no GPU visible to TensorFlow"
 
 
@@ -207,12 +207,12 @@ def config_form(workload: workloads.Workload, preset: str | None, no_gpu: str | 
 
     error = judge(workload, values, label, no_gpu)
     if error is not None:
-        slot = slots.get(error.field) or slots.get(_field_of(workload, error.field)) or st.empty()
+        slot = slots.get(error.field) or slots.get(field_of(workload, error.field)) or st.empty()
         slot.error(fmt.md(str(error), 400))
     return FormResult(values, label, preset, error)
 
 
-def _field_of(workload: workloads.Workload, name: str | None) -> str | None:
+def field_of(workload: workloads.Workload, name: str | None) -> str | None:
     """A field's name from the name an error used (a flag such as ``batch`` for ``batch_size``)."""
     for f in dataclasses.fields(workload.config):
         if name in (f.name, url_key(f)):

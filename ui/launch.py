@@ -10,7 +10,7 @@ import streamlit as st
 
 from rlcore import workloads
 from rlcore.config import ConfigError
-from rlcore.runs import worker
+from rlcore.runs import executor
 from rlcore.runs.store import Store, StoreError, store_error
 from ui import access, fmt, forms, run_view, share, sidebar
 
@@ -60,10 +60,11 @@ def launch(store: Store, workload: workloads.Workload, result: forms.FormResult)
     """Store the form's config as queued, start its worker, open its view. On a bad config or a storage fault:
     one sentence, nothing written."""
     try:
-        run_id = store.create_run(workload.kind, result.values, result.label, preset=result.preset)
+        run_id = store.create_run(workload.kind, result.values, result.label, preset=result.preset,
+                                  executor=executor.current())
     except (ConfigError, StoreError) as e:
         st.error(fmt.md(str(e), 400))
         return
-    worker.launch(store, run_id)
+    executor.submit(store, [run_id])
     st.query_params["run"] = str(run_id)
     st.rerun()

@@ -28,6 +28,7 @@ def pages() -> list[st.Page]:
         st.Page("pages/dqn.py", title="Gridworld DQN", icon=":material/grid_view:", url_path="dqn"),
         st.Page("pages/hjb.py", title="HJB solver", icon=":material/show_chart:", url_path="hjb"),
         st.Page("pages/bench.py", title="Benchmark lab", icon=":material/speed:", url_path="bench"),
+        st.Page("pages/sweeps.py", title="Sweeps", icon=":material/grid_on:", url_path="sweeps"),
         st.Page("pages/runs.py", title="Runs", icon=":material/table_rows:", url_path="runs"),
     ]
 

@@ -21,7 +21,7 @@ FIXED = {
                                                 "for the DQN, the exact solution for the HJB, the timing's spread "
                                                 "for a bench."),
 }
-FILTERS = ("kind", "status", "style", "device")
+FILTERS = ("kind", "status", "style", "device", "sweep")
 
 
 def _headline_column(h: Headline) -> Any:
@@ -69,7 +69,7 @@ def show(store: Store, runs: list[Run]) -> list[int]:
             st.rerun()  # nothing lives any more: a full rerun stops the timer and refreshes the comparison
         table = views.runs_table(current)
         cols = st.columns(len(FILTERS) + 1)
-        chosen = {c: cols[i].multiselect(c, sorted(table[c].unique()), key=f"filter_{c}")
+        chosen = {c: cols[i].multiselect(c, sorted(v for v in table[c].unique() if v), key=f"filter_{c}")
                   for i, c in enumerate(FILTERS)}
         label_text = cols[-1].text_input("label contains", key="filter_label")
         shown = views.filter_runs(table, **chosen, label_contains=label_text).reset_index(drop=True)

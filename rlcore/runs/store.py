@@ -9,6 +9,7 @@ do; a read-only store still opens for reading, so pages that only look keep work
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -98,6 +99,20 @@ def _migrate_v3_values(db: sqlite3.Connection) -> None:
 
 
 MIGRATIONS.append(_migrate_v3_values)
+# Sweeps: many runs of one workload made from a search space; each member run names its sweep.
+MIGRATIONS.append("""
+    CREATE TABLE sweeps (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL,
+        label TEXT NOT NULL DEFAULT '',
+        preset TEXT,
+        base TEXT NOT NULL,
+        space TEXT NOT NULL,
+        created REAL NOT NULL
+    );
+    ALTER TABLE runs ADD COLUMN sweep_id INTEGER REFERENCES sweeps(id);
+    CREATE INDEX runs_by_sweep ON runs(sweep_id);
+""")
 
 
 class StoreError(RuntimeError):
@@ -179,6 +194,7 @@ class Run:
     phase: str | None = None
     executor: str = "local"
     host: str | None = None
+    sweep_id: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -196,6 +212,19 @@ class Run:
 
 
 _RUN_COLUMNS = [f.name for f in fields(Run)]
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """One row of the sweeps table: a workload, fixed values and a search space (JSON decoded)."""
+
+    id: int
+    kind: str
+    label: str
+    preset: str | None
+    base: dict[str, Any]
+    space: dict[str, Any]
+    created: float
 
 
 def _decode(row: sqlite3.Row) -> Run:
@@ -371,14 +400,22 @@ class Store:
             if db.execute(f"UPDATE runs SET {column} = ? WHERE id = ?", (value, run_id)).rowcount == 0:
                 raise ConfigError(f"run {run_id} does not exist.", "run")
 
-    def set_runner(self, pid: int | None) -> None:
-        """Record the local queue runner's process (None when it ends), so a queue without one is seen."""
+    def set_runner(self, pid: int) -> None:
+        """Record the local queue runner's process as soon as it is started (before it holds its lock)."""
         with self._connect() as db:
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('runner', ?)", (f"{HOST} {pid}" if pid else "",))
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('runner', ?)", (f"{HOST} {pid}",))
 
     def runner_alive(self) -> bool:
+        """Whether a local queue runner is alive: one holds $RLCORE_HOME/runner.lock, or the one last started
+        still exists (it may not hold the lock yet)."""
+        with contextlib.suppress(OSError), open(self.home / "runner.lock", "a") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(lock, fcntl.LOCK_UN)
         host, _, pid = self._meta("runner").partition(" ")
-        return bool(pid) and (host != HOST or pid_alive(int(pid)))
+        return host == HOST and pid.isdigit() and pid_alive(int(pid))
 
     def set_pid(self, run_id: int, pid: int) -> None:
         with self._connect() as db:
@@ -462,6 +499,71 @@ class Store:
         shutil.rmtree(run_dir, ignore_errors=True)
         return cur.rowcount == 1
 
+    # ------------------------------------------------------------ sweeps
+
+    def create_sweep(self, kind: str, base: dict[str, Any], space: dict[str, Any],
+                     members: list[tuple[dict[str, Any], str]], *, label: str = "", preset: str | None = None,
+                     executor: str = "local") -> tuple[int, list[int]]:
+        """Insert a sweep and its member runs (each config already validated, with its name) in one transaction:
+        all of it or nothing."""
+        label = check_text(label, "label", LABEL_MAX) or f"{kind} sweep of {len(members):,} runs"
+        self._writable()
+        now = time.time()
+        with self._connect() as db:
+            db.execute("BEGIN IMMEDIATE")
+            cur = db.execute("INSERT INTO sweeps (kind, label, preset, base, space, created) VALUES (?, ?, ?, ?, ?, ?)",
+                             (kind, label, preset, json.dumps(base), json.dumps(space), now))
+            sweep_id = int(cur.lastrowid)
+            db.executemany("INSERT INTO runs (kind, config, label, created, preset, executor, sweep_id) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           ((kind, json.dumps(config), name, now, preset, executor, sweep_id)
+                            for config, name in members))
+            ids = [r[0] for r in db.execute("SELECT id FROM runs WHERE sweep_id = ? ORDER BY id", (sweep_id,))]
+            db.execute("COMMIT")
+        return sweep_id, ids
+
+    def get_sweep(self, sweep_id: int) -> Sweep | None:
+        with self._connect() as db:
+            row = db.execute("SELECT * FROM sweeps WHERE id = ?", (sweep_id,)).fetchone()
+        return _decode_sweep(row) if row else None
+
+    def list_sweeps(self) -> list[Sweep]:
+        with self._connect() as db:
+            return [_decode_sweep(r) for r in db.execute("SELECT * FROM sweeps ORDER BY id DESC")]
+
+    def sweep_runs(self, sweep_id: int) -> list[Run]:
+        self.reconcile()
+        with self._connect() as db:
+            return [_decode(r) for r in db.execute("SELECT * FROM runs WHERE sweep_id = ? ORDER BY id", (sweep_id,))]
+
+    def cancel_sweep(self, sweep_id: int) -> list[int]:
+        """Ask every live member to stop (queued ones end at once); returns the running ones, still stopping."""
+        self._writable()
+        now = time.time()
+        with self._connect() as db:
+            db.execute("UPDATE runs SET cancel_requested = 1 WHERE sweep_id = ? AND status IN ('queued', 'running')",
+                       (sweep_id,))
+            db.execute("UPDATE runs SET status = 'cancelled', finished = ? WHERE sweep_id = ? AND status = 'queued'",
+                       (now, sweep_id))
+            return [r[0] for r in db.execute("SELECT id FROM runs WHERE sweep_id = ? AND status = 'running'",
+                                             (sweep_id,))]
+
+    def delete_sweep(self, sweep_id: int) -> None:
+        """Delete a sweep with its member runs, their metrics and files; a live member must be cancelled first."""
+        self._writable()
+        members = self.sweep_runs(sweep_id)
+        live = [r.id for r in members if r.live]
+        if live:
+            raise ValueError(f"sweep {sweep_id} still has a live run ({live[0]}); cancel the sweep first.")
+        dirs = [self.run_dir(r.id) for r in members]
+        with self._connect() as db:
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("DELETE FROM runs WHERE sweep_id = ?", (sweep_id,))
+            db.execute("DELETE FROM sweeps WHERE id = ?", (sweep_id,))
+            db.execute("COMMIT")
+        for run_dir in dirs:
+            shutil.rmtree(run_dir, ignore_errors=True)
+
     # ------------------------------------------------------------ metrics and artifacts
 
     def append_metrics(self, run_id: int, rows: Iterable[tuple[int, float, str, float]]) -> None:
@@ -519,6 +621,12 @@ class Store:
     def integrity_check(self) -> str:
         with self._connect() as db:
             return db.execute("PRAGMA integrity_check").fetchone()[0]
+
+
+def _decode_sweep(row: sqlite3.Row) -> Sweep:
+    values = {k: row[k] for k in ("id", "kind", "label", "preset", "base", "space", "created")}
+    values["base"], values["space"] = json.loads(values["base"]), json.loads(values["space"])
+    return Sweep(**values)
 
 
 def auto_label(workload: workloads.Workload, cfg: Any, preset: str | None) -> str:

@@ -119,22 +119,14 @@ def launch(store: Store, run_id: int) -> None:
 
 def ensure_runner(store: Store) -> None:
     """Start the queue runner unless one is alive (a second one started in a race finds the lock held and ends)."""
-    if _runner_alive(store):
+    if store.runner_alive():
         return
     env = dict(os.environ) | {"RLCORE_HOME": str(store.home.resolve())}
     with open(store.home / "runner.log", "ab") as log:
-        subprocess.Popen([sys.executable, "-m", "rlcore", "worker", "--drain"], cwd=PROJECT_ROOT, env=env,
-                         stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-
-
-def _runner_alive(store: Store) -> bool:
-    with open(store.home / "runner.lock", "a") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
-        fcntl.flock(lock, fcntl.LOCK_UN)
-        return False
+        proc = subprocess.Popen([sys.executable, "-m", "rlcore", "worker", "--drain"], cwd=PROJECT_ROOT, env=env,
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    store.set_runner(proc.pid)  # alive from now on, before it takes the lock
 
 
 def drain(store: Store | None = None, idle_seconds: float = 1.0) -> int:
@@ -156,7 +148,6 @@ def drain(store: Store | None = None, idle_seconds: float = 1.0) -> int:
                     continue
                 _run_one(store, run_id)
                 idle_since = time.monotonic()
-            store.set_runner(None)
         # The lock is released: a run queued in the last instant saw it held and counted on this runner.
         if store.oldest_queued() is None:
             return 0

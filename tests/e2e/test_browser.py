@@ -63,7 +63,7 @@ def _expect_one_loss_chart(page: Page) -> None:
     expect(titles).to_have_count(1, timeout=30_000)
 
 
-PAGES = ["Home", "Gridworld DQN", "HJB solver", "Benchmark lab", "Runs"]
+PAGES = ["Home", "Gridworld DQN", "HJB solver", "Benchmark lab", "Sweeps", "Runs"]
 
 
 def test_a_fresh_server_opened_at_a_deep_path_shows_exactly_the_routers_pages(server, browser):
@@ -162,4 +162,26 @@ def test_launch_watch_and_share_a_tiny_dqn_run(server, browser):
         other = _open(browser, f"{server}{path}", errors)
         expect(other.get_by_role("heading").first).to_be_visible()
         _shot(other, name)
+    assert errors == [], "\n".join(errors)
+
+
+def test_a_tiny_sweep_launched_from_the_page_ends_with_its_heatmap(server, browser):
+    errors: list[str] = []
+    page = _open(browser, f"{server}/sweeps?epochs=3&memory=100&test_games=20&eval_every=0&hidden1=16&hidden2=8",
+                 errors)
+    _type(page, "batch", "16, 32", role="textbox")
+    _type(page, "sync", "25, 50", role="textbox")
+    expect(page.get_by_text("This sweep makes 4 runs (2 batch × 2 sync).")).to_be_visible()
+    _type(page, "lr", "2", role="textbox")  # one bad value: a sentence at the field, Launch off
+    expect(page.get_by_test_id("stAlertContentError")).to_have_text(re.compile(r"^lr must be at most 1, not 2\."))
+    expect(page.get_by_role("button", name="Launch sweep")).to_be_disabled()
+    _type(page, "lr", "0.001", role="textbox")
+    _shot(page, "sweep_form")
+    page.get_by_role("button", name="Launch sweep").click()
+    expect(page).to_have_url(re.compile(r"[?&]sweep=\d+"))
+    expect(page.get_by_text(re.compile(r"^4 of 4 runs ended"))).to_be_visible(timeout=240_000)
+    expect(page.locator("[data-testid='stPlotlyChart'] .js-plotly-plot .heatmaplayer")).to_have_count(
+        1, timeout=30_000)
+    expect(page.get_by_text(re.compile(r"^Best by win rate"))).to_be_visible()
+    _shot(page, "sweep_done")
     assert errors == [], "\n".join(errors)

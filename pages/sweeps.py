@@ -1,0 +1,15 @@
+"""Sweeps: describe a grid or random search once (any setting × seeds), launch it, read which setting wins."""
+
+import streamlit as st
+
+from rlcore.runs.store import Store
+from ui import router, sweep_form, sweep_view
+
+router.ensure()  # first: a page opened without the router hands the request to it
+store = Store()
+st.title("Sweeps")
+if not sweep_view.show_from_url(store):
+    st.caption("Each setting holds one value, several separated by commas (every combination runs: a grid), or a "
+               "range drawn at random (log:1e-4:1e-2). Every setting runs once per seed; the members queue like "
+               "single runs, and the view below them says which setting wins and by how much.")
+    sweep_form.launch_section(store, sweep_form.form())

@@ -1,0 +1,127 @@
+"""A sweep's view (?sweep=ID): its members with status and progress, cancel all; the results per setting (mean ±
+spread over seeds of each headline, training time), the best setting with a link that opens it in the workload's
+form, a heatmap when two settings vary, parallel coordinates when more do, every member's curve when one does;
+CSV and a share link. It updates itself while members live."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from rlcore import search, workloads
+from rlcore.config import ConfigError, label_of, parse_id
+from rlcore.runs import sweeps
+from rlcore.runs.store import Run, Store, StoreError, Sweep
+from ui import access, charts, fmt, router, runs_table, share, views
+
+REFRESH_SECONDS = 2.0
+
+
+def show_from_url(store: Store) -> bool:
+    if "sweep" not in st.query_params:
+        return False
+    try:
+        sweep_id = parse_id(st.query_params["sweep"], "sweep")
+    except ConfigError as e:
+        st.warning(fmt.md(str(e), 400))
+        return True
+    sweep = store.get_sweep(sweep_id)
+    if sweep is None:
+        st.warning(f"sweep {sweep_id} does not exist (it may have been deleted).")
+        return True
+    live = any(r.live for r in store.sweep_runs(sweep_id))
+
+    @st.fragment(run_every=REFRESH_SECONDS if live else None)
+    def body() -> None:
+        runs = store.sweep_runs(sweep_id)
+        if live and not any(r.live for r in runs):
+            st.rerun()
+        _show(store, sweep, runs)
+
+    body()
+    return True
+
+
+def _names(workload: workloads.Workload) -> dict[str, str]:
+    import dataclasses
+
+    return {f.name: label_of(f) for f in dataclasses.fields(workload.config)}
+
+
+def _show(store: Store, sweep: Sweep, runs: list[Run]) -> None:
+    workload = workloads.get(sweep.kind)
+    names = _names(workload)
+    counts = sweeps.status_counts(runs)
+    ended = sum(not r.live for r in runs)
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.subheader(f"Sweep {sweep.id}: {fmt.md(sweep.label, 120)} — {workload.title}", width="content")
+        share.share_button({"sweep": sweep.id}, f"sweep {sweep.id}")
+        if access.is_operator() and ended < len(runs) and st.button("Cancel the sweep", key="cancel_sweep") \
+                and access.require_operator("cancel a sweep"):
+            try:
+                store.cancel_sweep(sweep.id)
+            except StoreError as e:
+                st.error(fmt.md(str(e), 400))
+            st.rerun()
+    st.progress(ended / max(len(runs), 1), text=f"{ended:,} of {len(runs):,} runs ended — "
+                + ", ".join(f"{n:,} {status}" for status, n in counts.items()))
+    space = sweeps.space_of(sweep)
+    results = sweeps.results(store, sweep, runs)
+    top = search.best(workload, results)
+    h = workload.headlines[0]
+    if top is not None:
+        setting = " ".join(f"{names.get(k, k)}={v}" for k, v in top.setting.items())
+        st.success(fmt.md(f"Best by {h.label} ({h.better} is better): {setting} — {h.text(top.means[h.key])} ± "
+                          f"{h.text(top.spreads[h.key])} over {top.done} run{'s' if top.done != 1 else ''}.", 400))
+        page = router.page_of(sweep.kind)
+        if page:
+            params = {names.get(k, k): v for k, v in (sweep.base | top.setting).items()}
+            if sweep.preset and workload.preset_param not in params:
+                params[workload.preset_param] = sweep.preset
+            st.page_link(page, label="Open the best setting in the form", icon=":material/tune:",
+                         query_params={k: str(v) for k, v in params.items()})
+    table = _results_table(workload, names, results)
+    st.dataframe(table, hide_index=True)
+    _chart(store, workload, names, space, results, runs)
+    st.download_button("Results per setting (CSV)", sweeps.export_csv(sweep, results), f"sweep{sweep.id}.csv",
+                       "text/csv", key="sweep_csv")
+    with st.expander(f"Members ({len(runs):,})", expanded=ended < len(runs)):
+        members = views.runs_table(runs)
+        runs_table.dataframe(members)
+
+
+def _results_table(workload: workloads.Workload, names: dict[str, str],
+                   results: list[search.SettingResult]) -> pd.DataFrame:
+    rows = []
+    for r in results:
+        row = {names.get(k, k): str(v) for k, v in r.setting.items()} | {"runs done": f"{r.done}/{r.runs}"}
+        for h in workload.headlines:
+            mean = r.means[h.key]
+            row[h.label] = "–" if mean is None else f"{h.text(mean)} ± {h.text(r.spreads[h.key])}"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _chart(store: Store, workload: workloads.Workload, names: dict[str, str], space: search.Space,
+           results: list[search.SettingResult], runs: list[Run]) -> None:
+    varied = space.varied
+    h = workload.headlines[0]
+    percent = h.unit == "%"
+    title = f"mean {h.label} per setting"
+    if len(varied) == 2:
+        x, y = varied
+        st.plotly_chart(charts.heatmap(names.get(x, x), names.get(y, y),
+                                       [(r.setting[x], r.setting[y], r.means[h.key]) for r in results], title,
+                                       percent), key="sweep_heatmap")
+    elif len(varied) > 2:
+        columns = {names.get(k, k): [r.setting[k] for r in results] for k in varied}
+        columns[h.label] = [r.means[h.key] for r in results]
+        st.plotly_chart(charts.parallel_coordinates(columns, h.label, title), key="sweep_parcoords")
+    if len(varied) == 1 and workload.charts:
+        chart = workload.charts[0]
+        metrics = store.metrics([r.id for r in runs])
+        if len(metrics):
+            labels = {r.id: f"{r.id}: {r.label}" for r in runs}
+            st.plotly_chart(charts.metric_chart(metrics, chart.metric, labels=labels, title=f"{chart.title}: every "
+                                                "member", log_y=chart.log_y, percent=chart.percent,
+                                                smoothing=0.6 if chart.smooth else 0.0), key="sweep_curves")
