@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -232,21 +233,34 @@ def crossover_chart(cells: list[Mapping], crossovers: Mapping[str, int | None] |
     return fig
 
 
-def heatmap(x_name: str, y_name: str, cells: list[tuple[object, object, float | None]], title: str,
-            percent: bool = False) -> go.Figure:
-    """The mean of a headline per pair of values of two varied settings (empty where no run finished)."""
-    xs = list(dict.fromkeys(str(x) for x, _, _ in cells))
-    ys = list(dict.fromkeys(str(y) for _, y, _ in cells))
-    z = [[None] * len(xs) for _ in ys]
-    for x, y, value in cells:
-        z[ys.index(str(y))][xs.index(str(x))] = value
-    text = [[("" if v is None else fmt.percent(v) if percent else fmt.number(v)) for v in row] for row in z]
-    hover = f"{plain(x_name)}=%{{x}}, {plain(y_name)}=%{{y}}: %{{text}}<extra></extra>"
-    fig = go.Figure(go.Heatmap(x=xs, y=ys, z=z, text=text, texttemplate="%{text}", colorscale="Viridis",
-                               hovertemplate=hover))
-    fig.update_layout(title=title, xaxis={"title": x_name, "type": "category"},
-                      yaxis={"title": y_name, "type": "category"}, margin=MARGIN)
-    return fig
+# Viridis, low to high: the colour of a heat-map cell (dark text on the light end).
+VIRIDIS = ("#440154", "#482878", "#3e4989", "#31688e", "#26828e", "#1f9e89", "#35b779", "#6ece58", "#b5de2b",
+           "#fde725")
+
+
+def heat_color(share: float) -> str:
+    """CSS for a cell whose value sits at ``share`` (0..1) of the range shown."""
+    color = VIRIDIS[min(len(VIRIDIS) - 1, max(0, round(share * (len(VIRIDIS) - 1))))]
+    return f"background-color: {color}; color: {'#000' if share > 0.6 else '#fff'}"
+
+
+def heatmap_table(x_name: str, y_name: str, cells: list[tuple[object, object, float | None, str]]) -> Any:
+    """A heat map as a table: one row per value of ``y_name``, one column per value of ``x_name``, each cell the
+    text given and coloured by its value (no chart library to load: it draws as fast as any table)."""
+    xs = list(dict.fromkeys(str(x) for x, _, _, _ in cells))
+    ys = list(dict.fromkeys(str(y) for _, y, _, _ in cells))
+    text = pd.DataFrame("", index=pd.Index(ys, name=f"{y_name} \\ {x_name}"), columns=xs)
+    values = pd.DataFrame(np.nan, index=text.index, columns=xs)
+    for x, y, value, shown in cells:
+        text.loc[str(y), str(x)] = shown
+        values.loc[str(y), str(x)] = np.nan if value is None else value
+    low, high = np.nanmin(values.to_numpy()), np.nanmax(values.to_numpy())
+    span = (high - low) or 1.0
+
+    def colour(column: pd.Series) -> list[str]:
+        return ["" if np.isnan(v) else heat_color((v - low) / span) for v in values[column.name]]
+
+    return text.style.apply(colour)
 
 
 def parallel_coordinates(columns: dict[str, list], color_name: str, title: str) -> go.Figure:

@@ -80,14 +80,13 @@ def _show(store: Store, sweep: Sweep, runs: list[Run]) -> None:
                 params[workload.preset_param] = sweep.preset
             st.page_link(page, label="Open the best setting in the form", icon=":material/tune:",
                          query_params={k: str(v) for k, v in params.items()})
-    table = _results_table(workload, names, results)
-    st.dataframe(table, hide_index=True)
     _chart(store, workload, names, space, results, runs)
+    # A static table: it draws at once, where the interactive grid first loads its own scripts (about a second).
+    st.table(_results_table(workload, names, results), hide_index=True)
     st.download_button("Results per setting (CSV)", sweeps.export_csv(sweep, results), f"sweep{sweep.id}.csv",
                        "text/csv", key="sweep_csv")
-    with st.expander(f"Members ({len(runs):,})", expanded=ended < len(runs)):
-        members = views.runs_table(runs)
-        runs_table.dataframe(members)
+    if st.toggle(f"show the {len(runs):,} members", value=ended < len(runs), key="sweep_members"):
+        runs_table.dataframe(views.runs_table(runs))
 
 
 def _results_table(workload: workloads.Workload, names: dict[str, str],
@@ -97,7 +96,8 @@ def _results_table(workload: workloads.Workload, names: dict[str, str],
         row = {names.get(k, k): str(v) for k, v in r.setting.items()} | {"runs done": f"{r.done}/{r.runs}"}
         for h in workload.headlines:
             mean = r.means[h.key]
-            row[h.label] = "–" if mean is None else f"{h.text(mean)} ± {h.text(r.spreads[h.key])}"
+            spread = r.spreads[h.key]
+            row[h.label] = "–" if mean is None else f"{h.text(mean)} ± {h.text(spread) if spread else '0'}"
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -106,13 +106,13 @@ def _chart(store: Store, workload: workloads.Workload, names: dict[str, str], sp
            results: list[search.SettingResult], runs: list[Run]) -> None:
     varied = space.varied
     h = workload.headlines[0]
-    percent = h.unit == "%"
     title = f"mean {h.label} per setting"
     if len(varied) == 2:
         x, y = varied
-        st.plotly_chart(charts.heatmap(names.get(x, x), names.get(y, y),
-                                       [(r.setting[x], r.setting[y], r.means[h.key]) for r in results], title,
-                                       percent), key="sweep_heatmap")
+        st.markdown(f"**{title}** (colour: {'higher' if h.better == 'higher' else 'lower'} is better at the "
+                    f"{'yellow' if h.better == 'higher' else 'dark'} end)")
+        cells = [(r.setting[x], r.setting[y], r.means[h.key], h.text(r.means[h.key])) for r in results]
+        st.table(charts.heatmap_table(names.get(x, x), names.get(y, y), cells))
     elif len(varied) > 2:
         columns = {names.get(k, k): [r.setting[k] for r in results] for k in varied}
         columns[h.label] = [r.means[h.key] for r in results]
