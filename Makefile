@@ -10,9 +10,9 @@ export TF_CPP_MIN_LOG_LEVEL ?= 2
 run: $(VENV)/.runtime  ## start the dashboard (creates .venv once)
 	$(PY) -m streamlit run app.py --server.headless true --server.port $(PORT)
 
-test: $(VENV)/.dev  ## lint, then the whole test suite
+test: $(VENV)/.dev  ## lint, then the whole suite, with no network but loopback (the Ray cluster tests need that)
 	$(PY) -m ruff check .
-	$(PY) -m pytest
+	RAY_USAGE_STATS_ENABLED=0 devtools/isolated $(PY) -m pytest
 
 venv: $(VENV)/.runtime  ## only install the pinned runtime requirements (idempotent)
 
@@ -23,7 +23,7 @@ $(VENV)/.runtime: requirements.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $@
 
-$(VENV)/.dev: requirements-dev.txt $(VENV)/.runtime
+$(VENV)/.dev: requirements-dev.txt requirements-cluster.txt $(VENV)/.runtime
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $@
 

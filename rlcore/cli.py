@@ -18,6 +18,7 @@ from typing import Any
 from rlcore import report, workloads
 from rlcore.config import LABEL_MAX, ConfigError, check_text, label_of, parse_id, parse_int
 from rlcore.execution import DeviceError, prepare_process
+from rlcore.runs.executor import EXECUTORS
 
 EXIT_BAD_INPUT = 2
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -145,6 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
         out.add_argument("--detach", action="store_true",
                          help="queue the run for a background worker and print its id (default: run here)")
         out.add_argument("--label", default="", help="a name for the stored run (default: made from its settings)")
+        out.add_argument("--executor", choices=EXECUTORS, default=None,
+                         help="with --detach: where the run executes (default: $RLCORE_EXECUTOR, else local)")
 
     kinds = [w.kind for w in workloads.all_workloads()]
     sweep = sub.add_parser(
@@ -167,6 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--seeds", default="", metavar="0,1,2", help="run every setting once per seed")
     sweep.add_argument("--sweep-seed", default="0", metavar="S", help="seed of the random draws (default: 0)")
     sweep.add_argument("--label", default="", help="a name for the sweep")
+    sweep.add_argument("--executor", choices=EXECUTORS, default=None,
+                       help="where the members execute (default: $RLCORE_EXECUTOR, else local)")
     sweep.add_argument("--detach", action="store_true", help="queue the members and print the sweep's id")
     sweep.add_argument("--json", metavar="FILE", help="write the sweep and its results per setting as JSON here")
     sweep.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -205,6 +210,10 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument("--run", help="execute this run's id")
     what.add_argument("--drain", action="store_true", help="run the local queue, oldest first, until it is empty")
 
+    cluster = sub.add_parser("cluster", help="show the Ray cluster the Ray executor uses (nodes, CPUs, GPUs)")
+    cluster.add_argument("--address", help="the cluster (default: $RLCORE_RAY_ADDRESS, else the local one)")
+    cluster.add_argument("--json", action="store_true", help="print JSON")
+
     devices = sub.add_parser("devices", help="show the CPU, GPUs and TensorFlow version this machine offers")
     devices.add_argument("--json", action="store_true", help="print JSON instead of text (default: off)")
     return parser
@@ -224,7 +233,7 @@ def _run_workload(workload: workloads.Workload, args: argparse.Namespace) -> int
     except ConfigError as e:
         return _fail(str(e))
     if args.detach:
-        return _detach(workload.kind, cfg, label, preset)
+        return _detach(workload.kind, cfg, label, preset, args.executor)
     prepare_process(",".join(workloads.devices_of(cfg)), default_home())
     from rlcore.environment import environment_card
 
@@ -312,7 +321,8 @@ def _run_sweep(args: argparse.Namespace) -> int:
         label = check_text(args.label, "label", LABEL_MAX)
         json_path = writable_path(args.json, "--json") if args.json is not None else None
         store = Store()
-        sweep_id, run_ids = sweeps.create(store, workload.kind, base, space, label=label, preset=args.preset)
+        sweep_id, run_ids = sweeps.create(store, workload.kind, base, space, label=label, preset=args.preset,
+                                          engine=args.executor)
     except ConfigError as e:
         return _fail(str(e))
     print(f"queued sweep {sweep_id}: {len(run_ids):,} runs ({run_ids[0]}–{run_ids[-1]}) in {store.path}; follow it "
@@ -445,6 +455,21 @@ def _run_sweeps(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_cluster(args: argparse.Namespace) -> int:
+    from rlcore.runs import ray_executor
+
+    try:
+        card = ray_executor.cluster_card(args.address)
+    except ConfigError as e:
+        return _fail(str(e))
+    if args.json:
+        print(json.dumps(card, indent=2))
+    else:
+        print(f"{card['nodes']} nodes ({', '.join(card['hosts'])}): {card['cpus']:g} CPUs, {card['gpus']:g} GPUs"
+              + (f"; device kinds: {', '.join(card['device_kinds'])}" if card["device_kinds"] else ""))
+    return 0
+
+
 def _run_devices(args: argparse.Namespace) -> int:
     from rlcore.execution import pin_device
 
@@ -462,8 +487,8 @@ def _run_devices(args: argparse.Namespace) -> int:
 
 
 def _run_runs(args: argparse.Namespace) -> int:
+    from rlcore.runs.executor import cancel
     from rlcore.runs.store import Store
-    from rlcore.runs.worker import cancel
 
     store = Store()
     if args.runs_command == "list":
@@ -555,7 +580,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = build_parser().parse_args(argv)
     commands = {"devices": _run_devices, "runs": _run_runs, "worker": _run_worker, "sweep": _run_sweep,
-                "sweeps": _run_sweeps}
+                "sweeps": _run_sweeps, "cluster": _run_cluster}
     try:
         if args.command in commands:
             return commands[args.command](args)

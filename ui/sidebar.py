@@ -8,7 +8,9 @@ import sys
 
 import streamlit as st
 
+from rlcore.runs import executor
 from rlcore.runs.store import default_home
+from ui import fmt
 
 
 @st.cache_data(show_spinner="Asking TensorFlow what this machine has…")
@@ -26,6 +28,17 @@ def gpu_reason(card: dict) -> str | None:
     return None if card.get("gpus") else "no GPU visible to TensorFlow"
 
 
+@st.cache_data(ttl=30, show_spinner="Asking the Ray cluster what it has…")
+def cluster_card() -> dict:
+    """`python -m rlcore cluster --json` in a subprocess (like the device card), refreshed every 30 s."""
+    out = subprocess.run([sys.executable, "-m", "rlcore", "cluster", "--json"], capture_output=True, text=True,
+                         timeout=120)
+    if out.returncode != 0:
+        lines = out.stderr.strip().splitlines()
+        return {"error": lines[-1].removeprefix("error: ") if lines else "the cluster did not answer"}
+    return json.loads(out.stdout)
+
+
 def render() -> dict:
     card = device_card()
     with st.sidebar:
@@ -36,5 +49,13 @@ def render() -> dict:
             st.caption(f"CPU: {card['cpu']} ({card['cores']} cores)  \n"
                        f"GPU: {', '.join(card['gpus']) or 'no GPU visible to TensorFlow'}  \n"
                        f"TensorFlow {card['tensorflow']}")
+        if executor.current() == "ray":
+            cluster = cluster_card()
+            st.markdown("**The Ray cluster** (runs execute there)")
+            if "error" in cluster:
+                st.caption(f"Could not ask the cluster: {fmt.md(cluster['error'], 300)}")
+            else:
+                kinds = f"  \ndevice kinds: {', '.join(cluster['device_kinds'])}" if cluster["device_kinds"] else ""
+                st.caption(f"{cluster['nodes']} nodes, {cluster['cpus']:g} CPUs, {cluster['gpus']:g} GPUs{kinds}")
         st.caption(f"Runs are stored in `{default_home().resolve()}`")
     return card

@@ -73,7 +73,7 @@ def headline_columns(kinds: Iterable[str]) -> dict[str, workloads.Headline]:
 
 
 BASE_COLUMNS = ["id", "label", "kind", "status", "verdict"]
-DETAIL_COLUMNS = ["preset", "style", "device", "sweep", "created", "progress", "error"]
+DETAIL_COLUMNS = ["preset", "style", "device", "node", "sweep", "created", "progress", "error"]
 
 
 def runs_table(runs: Iterable[Run]) -> pd.DataFrame:
@@ -85,7 +85,7 @@ def runs_table(runs: Iterable[Run]) -> pd.DataFrame:
         row = {
             "id": r.id, "kind": r.kind, "status": r.status, "verdict": verdict_word(r), "label": r.label,
             "preset": r.preset or "", "style": workloads.style_of(r.kind, r.config),
-            "device": str(r.config.get("device", "")), "sweep": str(r.sweep_id or ""),
+            "device": str(r.config.get("device", "")), "node": r.host or "", "sweep": str(r.sweep_id or ""),
             "created": pd.Timestamp(r.created, unit="s").floor("s"),
             "progress": progress(r), "error": r.error or "",
         }

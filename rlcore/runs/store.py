@@ -422,6 +422,12 @@ class Store:
             db.execute("UPDATE runs SET pid = ?, heartbeat = ?, host = ? WHERE id = ?",
                        (pid, time.time(), HOST, run_id))
 
+    def queued_runs(self, executor: str) -> list[Run]:
+        """The queued runs of one executor, oldest first."""
+        with self._connect() as db:
+            return [_decode(r) for r in db.execute("SELECT * FROM runs WHERE status = 'queued' AND executor = ? "
+                                                   "ORDER BY id", (executor,))]
+
     def oldest_queued(self, executor: str = "local") -> int | None:
         with self._connect() as db:
             row = db.execute("SELECT id FROM runs WHERE status = 'queued' AND executor = ? ORDER BY id LIMIT 1",
@@ -433,8 +439,9 @@ class Store:
         now = time.time()
         with self._connect() as db:
             cur = db.execute(
-                "UPDATE runs SET status = 'running', pid = ?, started = ?, heartbeat = ?, environment = ?, host = ? "
-                "WHERE id = ? AND status = 'queued'", (pid, now, now, json.dumps(environment), host, run_id))
+                "UPDATE runs SET status = 'running', pid = ?, started = ?, heartbeat = ?, environment = ?, host = ?, "
+                "phase = NULL WHERE id = ? AND status = 'queued'",
+                (pid, now, now, json.dumps(environment), host, run_id))
             return cur.rowcount == 1
 
     def heartbeat(self, run_id: int) -> bool:

@@ -120,7 +120,8 @@ def test_turbo_settings_are_checked_in_one_sentence():
         DQNConfig(exec_mode="turbo", turbo_double="maybe")
 
 
-def test_cli_turbo_writes_json_and_a_second_run_loads_the_compiled_loop(tmp_path):
+def test_cli_turbo_writes_json_and_keeps_the_compiled_loop(tmp_path):
+    """The second run loading it is tested through the worker (tests/rlcore/runs/test_worker.py)."""
     import json
     import os
     import subprocess
@@ -137,11 +138,8 @@ def test_cli_turbo_writes_json_and_a_second_run_loads_the_compiled_loop(tmp_path
         return json.loads(out.read_text()), run.stdout
 
     first, stdout = turbo(tmp_path / "a.json")
-    second, _ = turbo(tmp_path / "b.json")
     assert first["compile_seconds"] > 0 and first["train_seconds"] >= 0.3 and first["updates"] > 0
-    assert "turbo on cpu" in stdout and "XLA cache: miss" in stdout
-    assert (first["xla_cache"], second["xla_cache"]) == ("miss", "hit")
-    assert second["compile_seconds"] < first["compile_seconds"]
+    assert "turbo on cpu" in stdout and "XLA cache: miss" in stdout and first["xla_cache"] == "miss"
     assert any((tmp_path / "home" / "xla_cache").iterdir())
 
 

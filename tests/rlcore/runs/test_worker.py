@@ -56,12 +56,14 @@ def test_kill_9_mid_run_fails_as_worker_died_and_the_queue_goes_on(store):
     assert wait_final(store, follower).status == "done"
 
 
-def test_five_runs_at_once_all_finish_one_at_a_time_in_order(store):
-    ids = [store.create_run("dqn", TINY_DQN | {"seed": i}) for i in range(5)]
-    for run_id in ids:
-        launch(store, run_id)
+def test_queued_runs_all_finish_one_at_a_time_in_order_even_those_queued_while_it_works(store):
+    first = store.create_run("dqn", TINY_DQN)
+    launch(store, first)
+    later = [store.create_run("dqn", TINY_DQN | {"seed": i}) for i in (1, 2)]  # queued meanwhile
+    launch(store, later[0])  # a second launch finds the runner alive; the third run has no launch of its own
+    ids = [first, *later]
     runs = [wait_final(store, run_id, timeout=240) for run_id in ids]
-    assert [r.status for r in runs] == ["done"] * 5
+    assert [r.status for r in runs] == ["done"] * 3
     spans = sorted((r.started, r.finished, r.id) for r in runs)
     assert [s[2] for s in spans] == ids  # started in creation order
     for (_, end, _), (start, _, _) in itertools.pairwise(spans):

@@ -1,0 +1,375 @@
+"""The Ray executor: runs (and sweep members) execute as Ray tasks on a cluster; the store stays on the head.
+
+One named, detached service actor on the head node (``num_cpus=0``, pinned there by the ``rlcore_head`` resource
+the head offers) is the only writer of Ray runs into the store on that machine. It submits queued Ray runs as
+tasks in creation order, owns their results, and maps faults to the statuses users know:
+
+- each task runs in a fresh worker process (``max_calls=1``), fixes its device before TensorFlow starts, reports
+  metric batches every ~0.5 s and a heartbeat every 2 s to the service and hears a cancel in the reply; sends its
+  files back as bytes and returns the summary; ``max_retries=0`` (a silent retry would append a half run twice);
+- resources from the config: ``device=gpu`` asks one GPU; every run asks one ``rlcore_slot`` (a node offers one
+  by default: one run per node at a time, so throughput numbers stay clean; ``RLCORE_RAY_SLOT=0.5`` lets two
+  small runs share a node);
+- cancel: cooperative at the task's next report, then ``ray.cancel(force=True)`` after a grace → cancelled;
+  a killed worker process → failed "worker died"; its node lost → failed "node died: <host> (<node id>)";
+  a run no node can ever place waits with a sentence that says why, then fails clearly.
+
+Importing this module does not import Ray: the dashboard and the CLI import it only when the executor is Ray.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import socket
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from rlcore import report, workloads
+from rlcore.config import ConfigError
+from rlcore.runs.store import Store, StoreError
+
+NAMESPACE = "rlcore"
+SERVICE = "rlcore-service"
+HEAD_RESOURCE = "rlcore_head"
+SLOT_RESOURCE = "rlcore_slot"
+ADDRESS_ENV = "RLCORE_RAY_ADDRESS"
+SLOT_ENV = "RLCORE_RAY_SLOT"
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+REPORT_SECONDS = 0.5
+HEARTBEAT_SECONDS = 2.0
+CANCEL_GRACE_SECONDS = 10.0
+UNPLACEABLE_SECONDS = 60.0  # how long a run no node can take waits before it fails
+INSTALL_HINT = ("the Ray executor needs the cluster extra: .venv/bin/pip install -r requirements-cluster.txt "
+                "(or unset RLCORE_EXECUTOR to run on this machine)")
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError(f"RLCORE_EXECUTOR is ray, but {INSTALL_HINT}.", "executor") from None
+    return ray
+
+
+def connect(address: str | None = None) -> Any:
+    """Join the cluster (``$RLCORE_RAY_ADDRESS``, default the one running on this machine) once per process."""
+    ray = _ray()
+    if not ray.is_initialized():
+        target = address or os.environ.get(ADDRESS_ENV) or "auto"
+        try:
+            ray.init(address=target, namespace=NAMESPACE, log_to_driver=False, logging_level="WARNING",
+                     runtime_env={"env_vars": {"PYTHONPATH": str(PROJECT_ROOT), "RAY_USAGE_STATS_ENABLED": "0"}})
+        except ConnectionError as e:
+            raise ConfigError(f"No Ray cluster answers at {target} ({e}); start one with `ray start --head` or "
+                              f"set {ADDRESS_ENV}.", "executor") from None
+    return ray
+
+
+def service(store: Store, *, unplaceable_seconds: float = UNPLACEABLE_SECONDS) -> Any:
+    """The cluster's service actor for this store, started on the head if it is not running."""
+    ray = connect()
+    home = str(store.home.resolve())
+    remote_service, _ = _remote()
+    actor = remote_service.options(name=SERVICE, namespace=NAMESPACE, lifetime="detached", get_if_exists=True,
+                            num_cpus=0, resources={HEAD_RESOURCE: 0.001}, max_concurrency=32,
+                            ).remote(home, unplaceable_seconds)
+    served = ray.get(actor.home.remote(), timeout=60)
+    if served != home:
+        raise ConfigError(f"The cluster's rlcore service writes the store at {served}, not {home}; run the "
+                          "dashboard with that RLCORE_HOME (one store per cluster).", "executor")
+    return actor
+
+
+def submit(store: Store) -> None:
+    """Wake the service: it takes every queued Ray run of the store, oldest first."""
+    _ray().get(service(store).poke.remote(), timeout=60)
+
+
+def cluster_card(address: str | None = None) -> dict[str, Any]:
+    """The cluster as the sidebar shows it: its nodes, CPUs, GPUs and the kinds of device they offer."""
+    ray = connect(address)
+    nodes = [n for n in ray.nodes() if n.get("Alive")]
+    kinds = sorted({k for n in nodes for k in n.get("Resources", {}) if _is_device_kind(k)})
+    return {"nodes": len(nodes), "cpus": sum(n["Resources"].get("CPU", 0) for n in nodes),
+            "gpus": sum(n["Resources"].get("GPU", 0) for n in nodes), "device_kinds": kinds,
+            "hosts": sorted({n.get("NodeManagerHostname", "") for n in nodes})}
+
+
+def _is_device_kind(resource: str) -> bool:
+    return resource.startswith("accelerator_type:") or resource.endswith("_kind")
+
+
+# ---------------------------------------------------------------- the service actor
+
+
+def _requirements(config: dict[str, Any]) -> dict[str, float]:
+    """What a run asks of a node: a slot, and a GPU when its config wants one."""
+    needs = {SLOT_RESOURCE: float(os.environ.get(SLOT_ENV, "1"))}
+    if "gpu" in str(config.get("device", "")).split(","):
+        needs["GPU"] = 1.0
+    return needs
+
+
+class Service:
+    """The cluster's one writer of Ray runs: submits, hears, judges faults, records ends."""
+
+    def __init__(self, home: str, unplaceable_seconds: float = UNPLACEABLE_SECONDS) -> None:
+        self.store = Store(home)
+        self.unplaceable_seconds = unplaceable_seconds
+        self.tasks: dict[int, Any] = {}  # run id -> ObjectRef
+        self.submitted: dict[int, float] = {}
+        self.nodes: dict[int, dict[str, Any]] = {}  # run id -> the node it started on
+        self.cancel_seen: dict[int, float] = {}
+        self.phases: dict[int, str] = {}  # what each waiting run was last told, so it is written once
+        self.lock = threading.Lock()
+        self.wake = threading.Event()
+        self._lose_orphans()
+        threading.Thread(target=self._loop, name="rlcore-service", daemon=True).start()
+
+    # -- what tasks and drivers call
+
+    def home(self) -> str:
+        return str(self.store.home)
+
+    def poke(self) -> None:
+        self.wake.set()
+
+    def started(self, run_id: int, environment: dict[str, Any]) -> bool:
+        """A task's first word: the run is running there (False: it was cancelled meanwhile, do nothing)."""
+        node = environment.get("node", {})
+        with self.lock:
+            self.nodes[run_id] = node
+        return self.store.mark_running(run_id, int(node.get("pid", 0)), environment, host=node.get("host", "?"))
+
+    def report(self, run_id: int, rows: list[tuple[int, float, str, float]], progress: float | None,
+               phase: str | None) -> bool:
+        return self.store.report(run_id, rows, progress=progress, phase=phase)
+
+    def heartbeat(self, run_id: int) -> bool:
+        return self.store.heartbeat(run_id)
+
+    # -- the loop
+
+    def _lose_orphans(self) -> None:
+        """Ray runs that were running under an earlier service (the head restarted) can never report again."""
+        for run in self.store.list_runs():
+            if run.executor == "ray" and run.status == "running":
+                self.store.finish(run.id, "failed", error="lost: the cluster's rlcore service restarted while it ran")
+
+    def _loop(self) -> None:
+        while True:
+            self.wake.wait(REPORT_SECONDS)
+            self.wake.clear()
+            with contextlib.suppress(StoreError):
+                self._submit_queued()
+                self._collect()
+                self._watch_waiting_and_cancelled()
+
+    def _submit_queued(self) -> None:
+        import ray
+
+        _, execute = _remote()
+        me = ray.get_runtime_context().current_actor
+        for run in self.store.queued_runs("ray"):  # oldest first; only this service submits Ray runs
+            if run.id in self.tasks:
+                continue
+            needs = _requirements(run.config)
+            gpus = needs.pop("GPU", 0.0)
+            ref = execute.options(num_cpus=1, num_gpus=gpus, resources=needs).remote(run.id, run.kind, run.config, me)
+            with self.lock:
+                self.tasks[run.id] = ref
+                self.submitted[run.id] = time.monotonic()
+
+    def _collect(self) -> None:
+        import ray
+
+        if not self.tasks:
+            return
+        refs = {ref: run_id for run_id, ref in self.tasks.items()}
+        ready, _ = ray.wait(list(refs), num_returns=len(refs), timeout=0)
+        for ref in ready:
+            run_id = refs[ref]
+            self._record(run_id, ref)
+            with self.lock:
+                self.tasks.pop(run_id, None)
+                self.submitted.pop(run_id, None)
+                self.cancel_seen.pop(run_id, None)
+
+    def _record(self, run_id: int, ref: Any) -> None:
+        import ray
+
+        run = self.store.get_run(run_id)
+        try:
+            result = ray.get(ref)
+        except ray.exceptions.TaskCancelledError:
+            self.store.finish(run_id, "cancelled", error="stopped: it did not reach a point where it can stop "
+                              f"within {CANCEL_GRACE_SECONDS:g} s of the cancel" if run and run.status == "running"
+                              else None)
+            return
+        except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError, ray.exceptions.LocalRayletDiedError,
+                ray.exceptions.ObjectLostError, ray.exceptions.OwnerDiedError) as e:
+            if run is not None and run.cancel_requested:
+                self.store.finish(run_id, "cancelled", error="stopped by force after the cancel's grace period")
+                return
+            self.store.finish(run_id, "failed", error=self._crash_reason(run_id, e))
+            return
+        except ray.exceptions.RayError as e:
+            self.store.finish(run_id, "failed", error=str(e).strip().splitlines()[-1][:300])
+            return
+        if result is None:
+            return  # cancelled before it started: recorded by the store already
+        self.store.save_artifacts(run_id, result.get("artifacts", {}))
+        self.store.finish(run_id, result["status"], summary=result.get("summary"), error=result.get("error"))
+
+    def _crash_reason(self, run_id: int, error: Exception) -> str:
+        import ray
+
+        node = self.nodes.get(run_id, {})
+        alive = {n["NodeID"]: n.get("Alive", False) for n in ray.nodes()}
+        lost = isinstance(error, ray.exceptions.NodeDiedError | ray.exceptions.LocalRayletDiedError)
+        if node and (lost or not alive.get(node.get("node_id"), False)):
+            return f"node died: {node.get('host', '?')} ({node.get('node_id', '?')[:12]})"
+        if lost:
+            return "node died: " + str(error).strip().splitlines()[0][:200]
+        return "worker died"
+
+    def _watch_waiting_and_cancelled(self) -> None:
+        import ray
+
+        now = time.monotonic()
+        nodes = [n for n in ray.nodes() if n.get("Alive") and n["Resources"].get(SLOT_RESOURCE)]
+        for run_id, ref in list(self.tasks.items()):
+            run = self.store.get_run(run_id)
+            if run is None:
+                continue
+            if run.cancel_requested:
+                first = self.cancel_seen.setdefault(run_id, now)
+                if run.status == "cancelled":  # still waiting for a node: drop it at once
+                    ray.cancel(ref, force=False)
+                elif now - first > CANCEL_GRACE_SECONDS:
+                    ray.cancel(ref, force=True)
+                continue
+            if run.status != "queued":
+                continue
+            needs = _requirements(run.config)
+            if any(all(n["Resources"].get(k, 0.0) >= v for k, v in needs.items()) for n in nodes):
+                self._tell(run_id, f"waiting for a free node (the cluster has {len(nodes)} that run rlcore)")
+                continue
+            missing = ", ".join(f"{v:g} {k}" for k, v in needs.items()
+                                if not any(n["Resources"].get(k, 0.0) >= v for n in nodes))
+            waited = now - self.submitted.get(run_id, now)
+            if waited > self.unplaceable_seconds:
+                ray.cancel(ref, force=False)
+                self.store.finish(run_id, "failed", error=f"no node of the cluster can run it: it needs {missing} "
+                                  f"and none of the {len(nodes)} nodes offers that")
+            else:
+                self._tell(run_id, f"waiting: no node offers {missing}; it fails after "
+                           f"{self.unplaceable_seconds:.0f} s unless such a node joins")
+
+    def _tell(self, run_id: int, phase: str) -> None:
+        if self.phases.get(run_id) != phase:
+            self.store.report(run_id, [], phase=phase)
+            self.phases[run_id] = phase
+
+
+# ---------------------------------------------------------------- the task
+
+
+class ServiceReporter:
+    """The task's Reporter: metric rows to the service every ~0.5 s (and at once when the phase changes); the
+    reply says whether to stop."""
+
+    def __init__(self, ray: Any, service: Any, run_id: int) -> None:
+        self.ray, self.service, self.run_id = ray, service, run_id
+        self.rows: list[tuple[int, float, str, float]] = []
+        self.progress: float | None = None
+        self.phase: str | None = None
+        self.last = 0.0
+        self.cancelled = False
+
+    def on_start(self, info: report.RunInfo) -> None:
+        pass
+
+    def on_record(self, record: report.Record) -> bool:
+        self.rows.extend((record.step, record.wall_seconds, k, float(v)) for k, v in record.metrics.items())
+        self.progress = record.progress
+        if record.phase:
+            self.phase = record.phase
+        if record.phase or time.monotonic() - self.last >= REPORT_SECONDS:
+            self.flush()
+        return not self.cancelled
+
+    def on_end(self, summary: dict[str, Any]) -> None:
+        self.flush()
+
+    def flush(self) -> None:
+        rows, self.rows = self.rows, []
+        reply = self.service.report.remote(self.run_id, rows, self.progress, self.phase)
+        self.cancelled = self.ray.get(reply, timeout=60) or self.cancelled
+        self.last = time.monotonic()
+
+
+def _node(ray: Any) -> dict[str, Any]:
+    context = ray.get_runtime_context()
+    node_id = context.get_node_id()
+    resources = next((n.get("Resources", {}) for n in ray.nodes() if n["NodeID"] == node_id), {})
+    return {"host": socket.gethostname(), "node_id": node_id, "pid": os.getpid(),
+            "cpus": resources.get("CPU", 0), "gpus": resources.get("GPU", 0),
+            "device_kinds": sorted(k for k in resources if _is_device_kind(k))}
+
+
+def _execute(run_id: int, kind: str, config: dict[str, Any], service: Any) -> dict[str, Any] | None:
+    """One run on a cluster node, in a fresh worker process."""
+    import ray
+
+    from rlcore.execution import prepare_process
+
+    workload = workloads.get(kind)
+    cfg = workload.make_config(config)
+    # Before TensorFlow starts in this process (it starts here: max_calls=1 gives every run a fresh worker).
+    # Ray already fixes CUDA_VISIBLE_DEVICES for a task that asked for GPUs; a CPU run hides them.
+    prepare_process(",".join(workloads.devices_of(cfg)), Path(tempfile.gettempdir()) / "rlcore")
+    from rlcore.environment import environment_card
+
+    environment = environment_card() | {"node": _node(ray)}
+    if not ray.get(service.started.remote(run_id, environment), timeout=60):
+        return None
+    reporter = ServiceReporter(ray, service, run_id)
+    began = time.time()
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(HEARTBEAT_SECONDS):
+            with contextlib.suppress(Exception):
+                if ray.get(service.heartbeat.remote(run_id), timeout=30):
+                    reporter.cancelled = True
+
+    threading.Thread(target=beat, daemon=True).start()
+    try:
+        outcome = workload.train(cfg, reporter)
+        status = "cancelled" if outcome.stopped and reporter.cancelled else "done"
+        # When the task ended, so the cost of getting its result into the store can be measured.
+        timing = {"task_seconds": time.time() - began, "task_ended": time.time()}
+        return {"status": status, "summary": outcome.summary | {"ray": timing}, "artifacts": outcome.artifacts}
+    except report.DivergedError as e:
+        with contextlib.suppress(Exception):
+            reporter.flush()
+        return {"status": "diverged", "error": str(e)}
+    except Exception as e:
+        with contextlib.suppress(Exception):
+            reporter.flush()
+        return {"status": "failed", "error": str(e) or type(e).__name__}
+    finally:
+        stop.set()
+
+
+@functools.cache
+def _remote() -> tuple[Any, Any]:
+    """The service actor class and the task, made remote on first use (importing Ray only then)."""
+    ray = _ray()
+    return ray.remote(Service), ray.remote(max_retries=0, max_calls=1)(_execute)

@@ -1,0 +1,187 @@
+"""The Ray executor on a real multi-node cluster on this machine: a 0-CPU head that holds the store and the
+service actor, and two 1-CPU nodes (one also offering a stand-in "gpu kind" resource). Runs of every kind end
+done with their metrics and files, spread over both nodes and never two on one node at once; cancel, a killed
+worker, a lost node, a run no node can place, a dashboard that restarts, a sweep; the store stays intact.
+
+Ray binds to this machine's own address and probes external ones to find it: these tests run only inside a
+network namespace that has nothing but loopback (`make test` runs the suite in one) and skip elsewhere.
+"""
+
+import itertools
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ray = pytest.importorskip("ray", reason="the cluster extra (requirements-cluster.txt) is not installed")
+
+from rlcore import search  # noqa: E402
+from rlcore.runs import executor, ray_executor, sweeps  # noqa: E402
+from rlcore.runs.store import Store  # noqa: E402
+
+if {name for _, name in socket.if_nameindex()} != {"lo"}:  # this process's own network namespace
+    pytest.skip("Ray tests run only in a loopback-only network namespace (make test runs the suite in one)",
+                allow_module_level=True)
+
+TINY = {"epochs": 4, "memory_size": 100, "batch_size": 16, "test_games": 20, "hidden1": 16, "hidden2": 8,
+        "eval_every": 0}
+LONG = TINY | {"epochs": 100_000}
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    from ray.cluster_utils import Cluster
+
+    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+    started = Cluster(initialize_head=True, head_node_args={
+        "num_cpus": 0, "resources": {ray_executor.HEAD_RESOURCE: 1}, "include_dashboard": False})
+    nodes = [started.add_node(num_cpus=1, resources={ray_executor.SLOT_RESOURCE: 1}),
+             started.add_node(num_cpus=1, resources={ray_executor.SLOT_RESOURCE: 1, "gpu_kind": 1})]
+    os.environ[ray_executor.ADDRESS_ENV] = started.address
+    home = tmp_path_factory.mktemp("ray_home")
+    store = Store(home)
+    ray_executor.service(store, unplaceable_seconds=6.0)  # the first caller starts it; later ones find it
+    try:
+        yield started, nodes, store
+    finally:
+        ray.shutdown()
+        started.shutdown()
+        os.environ.pop(ray_executor.ADDRESS_ENV, None)
+
+
+def queue(store, kind, config, **kwargs):
+    run_id = store.create_run(kind, config, executor="ray", **kwargs)
+    executor.submit(store, [run_id])
+    return run_id
+
+
+def wait_for(predicate, timeout, what):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.3)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def final(store, run_id, timeout=120):
+    return wait_for(lambda: (r := store.get_run(run_id)) and not r.live and r, timeout, f"run {run_id} to end")
+
+
+def running_with_metrics(store, run_id, timeout=90):
+    wait_for(lambda: store.get_run(run_id).status == "running" and store.metric_count(run_id) > 0, timeout,
+             f"run {run_id} to report")
+    return store.get_run(run_id)
+
+
+def test_runs_of_every_kind_end_done_spread_over_both_nodes_one_at_a_time_per_node(cluster):
+    _, nodes, store = cluster
+    ids = [queue(store, "dqn", TINY | {"seed": 1}), queue(store, "hjb", {"steps": 200, "steps_per_call": 100,
+                                                                          "eval_every": 0, "eval_points": 20}),
+           queue(store, "bench", {"workload": "hjb-step", "patterns": "graph", "batch": "4", "repeats": 1,
+                                  "min_seconds": 0.05}),
+           queue(store, "dqn", {"exec_mode": "turbo", "train_seconds": 0.2, "turbo_games": 32, "turbo_batch": 32,
+                                "turbo_memory": 2048, "test_games": 20}),
+           queue(store, "dqn", TINY | {"seed": 2, "exec_mode": "eager"}), queue(store, "hjb", {"steps": 100})]
+    runs = [final(store, run_id, timeout=240) for run_id in ids]
+    assert [r.status for r in runs] == ["done"] * 6, [r.error for r in runs]
+    assert all(store.metric_count(r.id) > 0 and r.summary for r in runs)
+    assert (store.run_dir(ids[0]) / "model.keras").stat().st_size > 0  # files come back from the node as bytes
+    by_node = {}
+    for r in runs:
+        by_node.setdefault(r.environment["node"]["node_id"], []).append((r.started, r.finished))
+    assert set(by_node) == {n.node_id for n in nodes}  # both nodes worked
+    for spans in by_node.values():
+        spans.sort()
+        assert all(end <= start for (_, end), (start, _) in itertools.pairwise(spans))
+    assert runs[0].environment["node"]["cpus"] == 1 and runs[0].host
+    assert store.integrity_check() == "ok"
+
+
+def test_cancel_while_queued_and_while_running(cluster):
+    _, _, store = cluster
+    busy = [queue(store, "dqn", LONG | {"seed": s}) for s in (3, 4)]  # both nodes busy
+    waiting = queue(store, "dqn", LONG | {"seed": 5})
+    for run_id in busy:
+        running_with_metrics(store, run_id)
+    store.request_cancel(waiting)
+    assert store.get_run(waiting).status == "cancelled"  # at once: it never held a node
+    t = time.monotonic()
+    assert [executor.cancel(store, run_id) for run_id in busy] == ["cancelled", "cancelled"]
+    assert time.monotonic() - t < 20
+    for run_id in busy:
+        run = store.get_run(run_id)
+        assert run.summary["stopped_early"] and store.metric_count(run_id) > 0  # stopped by its own loop
+    time.sleep(2)
+    assert store.get_run(waiting).started is None and store.integrity_check() == "ok"
+
+
+def test_a_killed_worker_is_worker_died(cluster):
+    _, _, store = cluster
+    run_id = queue(store, "dqn", LONG | {"seed": 6})
+    run = running_with_metrics(store, run_id)
+    os.kill(run.environment["node"]["pid"], signal.SIGKILL)
+    dead = final(store, run_id, timeout=60)
+    assert (dead.status, dead.error) == ("failed", "worker died")
+    assert store.metric_count(run_id) > 0 and store.integrity_check() == "ok"
+
+
+def test_a_gpu_run_on_a_cluster_without_a_gpu_says_why_it_waits_then_fails_clearly(cluster):
+    _, _, store = cluster
+    run_id = store.create_run("dqn", TINY | {"device": "gpu"}, executor="ray")
+    executor.submit(store, [run_id])
+    phase = wait_for(lambda: store.get_run(run_id).phase, 30, "a waiting sentence")
+    assert phase.startswith("waiting: no node offers 1 GPU; it fails after 6 s")
+    failed = final(store, run_id, timeout=60)
+    assert failed.status == "failed"
+    assert failed.error == "no node of the cluster can run it: it needs 1 GPU and none of the 2 nodes offers that"
+
+
+def test_the_dashboard_can_restart_while_runs_go_on_and_its_view_catches_up(cluster, monkeypatch):
+    _, _, store = cluster
+    submit = ("import sys; from rlcore.runs import executor; from rlcore.runs.store import Store; s = Store(); "
+              f"i = s.create_run('dqn', {TINY | {'epochs': 40}!r}, executor='ray'); executor.submit(s, [i]); print(i)")
+    env = os.environ | {"RLCORE_HOME": str(store.home), "TF_CPP_MIN_LOG_LEVEL": "2"}
+    done = subprocess.run([sys.executable, "-c", submit], capture_output=True, text=True, env=env, cwd=ROOT,
+                          timeout=120)  # a dashboard process that queues a run, then is gone
+    assert done.returncode == 0, done.stderr
+    run_id = int(done.stdout.strip().splitlines()[-1])
+    assert final(store, run_id, timeout=180).status == "done"  # the service on the head carried it on
+
+    from pagetest import CARD, open_page
+
+    from ui import sidebar
+
+    monkeypatch.setenv("RLCORE_HOME", str(store.home))
+    monkeypatch.setattr(sidebar, "device_card", lambda: CARD)
+    view = open_page("dqn", {"run": str(run_id)})  # a new dashboard session sees the whole run
+    assert not view.exception and view.subheader[0].value.endswith("— done")
+    assert len(view.get("plotly_chart")) >= 3 and view.metric[0].label == "win rate"
+
+
+def test_a_sweep_runs_its_members_on_the_cluster(cluster):
+    _, _, store = cluster
+    sweep_id, ids = sweeps.create(store, "dqn", TINY, search.Space(grid={"batch_size": [16, 32]}, seeds=[0, 1]),
+                                  engine="ray")
+    runs = [final(store, run_id, timeout=240) for run_id in ids]
+    assert [r.status for r in runs] == ["done"] * 4 and {r.executor for r in runs} == {"ray"}
+    assert len({r.environment["node"]["node_id"] for r in runs}) == 2
+    assert all(r.done == 2 for r in sweeps.results(store, store.get_sweep(sweep_id)))
+
+
+def test_a_lost_node_is_node_died_with_the_node(cluster):
+    started, nodes, store = cluster
+    run_id = queue(store, "dqn", LONG | {"seed": 7})
+    run = running_with_metrics(store, run_id)
+    node = next(n for n in nodes if n.node_id == run.environment["node"]["node_id"])
+    started.remove_node(node, allow_graceful=False)
+    lost = final(store, run_id, timeout=90)
+    assert lost.status == "failed" and lost.error.startswith(f"node died: {run.host} ({node.node_id[:12]})")
+    assert store.integrity_check() == "ok"
