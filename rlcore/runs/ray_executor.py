@@ -163,12 +163,10 @@ class Service:
 
     def _loop(self) -> None:
         while True:
-            self.wake.wait(REPORT_SECONDS)
-            self.wake.clear()
             with contextlib.suppress(StoreError):
                 self._submit_queued()
-                self._collect()
                 self._watch_waiting_and_cancelled()
+                self._collect(wait=REPORT_SECONDS)  # returns as soon as a task ends: its result is stored at once
 
     def _submit_queued(self) -> None:
         import ray
@@ -185,13 +183,17 @@ class Service:
                 self.tasks[run.id] = ref
                 self.submitted[run.id] = time.monotonic()
 
-    def _collect(self) -> None:
+    def _collect(self, wait: float) -> None:
         import ray
 
         if not self.tasks:
+            self.wake.wait(wait)  # a poke (a new run) ends the wait early
+            self.wake.clear()
             return
         refs = {ref: run_id for run_id, ref in self.tasks.items()}
-        ready, _ = ray.wait(list(refs), num_returns=len(refs), timeout=0)
+        ready, _ = ray.wait(list(refs), num_returns=1, timeout=wait)
+        if ready:
+            ready, _ = ray.wait(list(refs), num_returns=len(refs), timeout=0)
         for ref in ready:
             run_id = refs[ref]
             self._record(run_id, ref)
@@ -334,6 +336,13 @@ def _execute(run_id: int, kind: str, config: dict[str, Any], service: Any) -> di
     # Before TensorFlow starts in this process (it starts here: max_calls=1 gives every run a fresh worker).
     # Ray already fixes CUDA_VISIBLE_DEVICES for a task that asked for GPUs; a CPU run hides them.
     prepare_process(",".join(workloads.devices_of(cfg)), Path(tempfile.gettempdir()) / "rlcore")
+    # TensorFlow would use every core of the node for each run; a task uses the CPUs it was given, so two runs
+    # sharing a machine do not fight over the same cores.
+    cpus = max(1, round(ray.get_runtime_context().get_assigned_resources().get("CPU", 1)))
+    import tensorflow as tf
+
+    tf.config.threading.set_intra_op_parallelism_threads(cpus)
+    tf.config.threading.set_inter_op_parallelism_threads(cpus)
     from rlcore.environment import environment_card
 
     environment = environment_card() | {"node": _node(ray)}
