@@ -26,3 +26,19 @@ def test_the_app_process_never_imports_tensorflow(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env=os.environ | {"RLCORE_HOME": str(tmp_path)})
     assert out.stdout.strip().splitlines()[-1] == "False"
+
+
+def test_with_the_ray_executor_the_sidebar_shows_the_cluster(tmp_path, monkeypatch):
+    from pagetest import CARD
+
+    from ui import sidebar
+
+    monkeypatch.setenv("RLCORE_HOME", str(tmp_path))
+    monkeypatch.setenv("RLCORE_EXECUTOR", "ray")
+    monkeypatch.setattr(sidebar, "device_card", lambda: CARD)
+    monkeypatch.setattr(sidebar, "cluster_card", lambda: {"nodes": 3, "cpus": 2.0, "gpus": 1.0, "hosts": ["a"],
+                                                          "device_kinds": ["accelerator_type:T4"]})
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    assert not at.exception
+    captions = " ".join(c.value for c in at.sidebar.caption)
+    assert "3 nodes, 2 CPUs, 1 GPUs" in captions and "accelerator_type:T4" in captions
