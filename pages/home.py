@@ -4,7 +4,7 @@ import streamlit as st
 
 from rlcore import report
 from rlcore.runs import executor
-from rlcore.runs.store import Store, StoreError
+from rlcore.runs.store import StoreError
 from ui import access, fmt, router, runs_table, views
 
 router.ensure()  # first: a page opened without the router hands the request to it
@@ -17,7 +17,7 @@ st.markdown(
     "It answers both by measuring them on your machine: the same training in several execution styles, the time "
     "of every phase, each result judged against its yardstick (the book's win-rate test, the exact HJB solution)."
 )
-store = Store()
+store = access.store()
 st.markdown("**Reproduce the seed's question**: queues the same 15-game DQN twice, in the slow port's `naive` "
             "style and compiled (`graph`), then opens their comparison: games played against training seconds. "
             "It takes about 80 seconds on 2 cores, nearly all of it the naive run.")

@@ -2,11 +2,10 @@
 
 import streamlit as st
 
-from rlcore.runs.store import Store
 from ui import access, compare, router, run_view, runs_table
 
 router.ensure()  # first: a page opened without the router hands the request to it
-store = Store()
+store = access.store()
 st.title("Runs")
 if run_view.show_from_url(store):
     st.stop()

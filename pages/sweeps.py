@@ -2,11 +2,10 @@
 
 import streamlit as st
 
-from rlcore.runs.store import Store
-from ui import router, sweep_form, sweep_view
+from ui import access, router, sweep_form, sweep_view
 
 router.ensure()  # first: a page opened without the router hands the request to it
-store = Store()
+store = access.store()
 st.title("Sweeps")
 if not sweep_view.show_from_url(store):
     st.caption("Each setting holds one value, several separated by commas (every combination runs: a grid), or a "

@@ -210,6 +210,11 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument("--run", help="execute this run's id")
     what.add_argument("--drain", action="store_true", help="run the local queue, oldest first, until it is empty")
 
+    sub.add_parser("operator-hash", help="ask for an operator passphrase and print the hash line the dashboard needs",
+                   description="Reads a passphrase (twice at a terminal, one line from a pipe) and prints the line "
+                               "to set (RLCORE_OPERATOR_HASH=...) or to paste into .streamlit/secrets.toml. The "
+                               "passphrase itself is never printed or stored.")
+
     cluster = sub.add_parser("cluster", help="show the Ray cluster the Ray executor uses (nodes, CPUs, GPUs)")
     cluster.add_argument("--address", help="the cluster (default: $RLCORE_RAY_ADDRESS, else the local one)")
     cluster.add_argument("--json", action="store_true", help="print JSON")
@@ -455,6 +460,26 @@ def _run_sweeps(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_operator_hash(args: argparse.Namespace) -> int:
+    import getpass
+
+    from rlcore.passphrase import hash_passphrase
+
+    if sys.stdin.isatty():
+        first = getpass.getpass("operator passphrase: ")
+        if getpass.getpass("the same again: ") != first:
+            return _fail("the two passphrases differ; nothing printed.")
+    else:
+        first = sys.stdin.readline().rstrip("\n")
+    try:
+        line = hash_passphrase(first)
+    except ValueError as e:
+        return _fail(str(e))
+    print(f"RLCORE_OPERATOR_HASH='{line}'")
+    print(f'# or, in .streamlit/secrets.toml:  operator_hash = "{line}"')
+    return 0
+
+
 def _run_cluster(args: argparse.Namespace) -> int:
     from rlcore.runs import ray_executor
 
@@ -580,7 +605,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = build_parser().parse_args(argv)
     commands = {"devices": _run_devices, "runs": _run_runs, "worker": _run_worker, "sweep": _run_sweep,
-                "sweeps": _run_sweeps, "cluster": _run_cluster}
+                "sweeps": _run_sweeps, "cluster": _run_cluster, "operator-hash": _run_operator_hash}
     try:
         if args.command in commands:
             return commands[args.command](args)

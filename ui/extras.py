@@ -18,9 +18,12 @@ from ui import bench_view, charts
 
 def dqn_replays(store: Store, run: Run, metrics: pd.DataFrame) -> None:
     path = store.run_dir(run.id) / "replays.json"
-    if not path.exists():
+    try:
+        games = json.loads(path.read_text()) if path.exists() else []
+    except (OSError, ValueError):
+        games = []  # an unreadable file: the rest of the view stands
+    if not games:
         return
-    games = json.loads(path.read_text())
     st.subheader("Watch the agent play")
     game = games[st.selectbox("game", range(len(games)), format_func=lambda i: f"seed {i}", key=f"game_{run.id}")]
     outcome = "won" if game["won"] else "lost"

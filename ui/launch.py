@@ -18,7 +18,7 @@ from ui import access, fmt, forms, run_view, share, sidebar
 def workload_page(kind: str, intro: Callable[[str | None], None] | None = None) -> None:
     """The whole page of a workload. ``intro`` draws what the page explains about the chosen preset."""
     workload = workloads.get(kind)
-    store = Store()
+    store = access.store()
     st.title(workload.title)
     if run_view.show_from_url(store, kind):
         return
@@ -31,11 +31,12 @@ def workload_page(kind: str, intro: Callable[[str | None], None] | None = None) 
     result = forms.config_form(workload, preset, no_gpu)
     operator = access.is_operator()
     with st.container(horizontal=True, vertical_alignment="center"):
-        clicked = st.button("Launch", type="primary", key="launch",
-                            disabled=not result.valid or not operator or store.read_only,
-                            help=None if operator else access.VIEWER_HELP)
+        clicked = operator and st.button("Launch", type="primary", key="launch",
+                                         disabled=not result.valid or store.read_only)
         share.share_button(link_params(workload, result), "this form with these settings")
-    if store.read_only:
+    if not operator:
+        st.caption("Viewers can look at every setting and share this form; " + access.VIEWER_HELP.lower())
+    elif store.read_only:
         st.caption(fmt.md(str(store_error(PermissionError(), store.path)), 400))
     elif not result.valid:
         st.caption("Launch is off until the setting marked above is fixed.")

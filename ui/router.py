@@ -14,7 +14,7 @@ from pathlib import Path
 import streamlit as st
 
 from rlcore.runs.store import StoreError
-from ui import fmt, forms, sidebar
+from ui import access, fmt, forms, sidebar
 
 # A local file: a Material or emoji tab icon is fetched from a CDN, which offline machines cannot reach.
 ICON = Path(__file__).resolve().parents[1] / "assets" / "icon.png"
@@ -42,6 +42,7 @@ def page_of(kind: str) -> str | None:
 def run() -> None:
     """Navigation, the sidebar, then the chosen page; a storage fault is one sentence instead of the page."""
     st.set_page_config(page_title="TF Training Lab", page_icon=str(ICON), layout="wide")
+    access.check_host()  # before anything of the app: a name the operator did not list gets one sentence
     page = st.navigation(pages())
     forms.forget_other_pages(page.url_path)
     sidebar.render()

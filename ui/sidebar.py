@@ -10,7 +10,7 @@ import streamlit as st
 
 from rlcore.runs import executor
 from rlcore.runs.store import default_home
-from ui import fmt
+from ui import access, fmt
 
 
 @st.cache_data(show_spinner="Asking TensorFlow what this machine has…")
@@ -57,5 +57,7 @@ def render() -> dict:
             else:
                 kinds = f"  \ndevice kinds: {', '.join(cluster['device_kinds'])}" if cluster["device_kinds"] else ""
                 st.caption(f"{cluster['nodes']} nodes, {cluster['cpus']:g} CPUs, {cluster['gpus']:g} GPUs{kinds}")
-        st.caption(f"Runs are stored in `{default_home().resolve()}`")
+        if access.is_operator():  # where the files are is the operator's business
+            st.caption(f"Runs are stored in `{default_home().resolve()}`")
+        access.sign_in_panel()
     return card

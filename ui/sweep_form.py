@@ -140,11 +140,12 @@ def launch_section(store: Store, sweep: SweepForm) -> None:
         st.markdown(count_text(workloads.get(sweep.kind), sweep.space))
     operator = access.is_operator()
     with st.container(horizontal=True, vertical_alignment="center"):
-        clicked = st.button("Launch sweep", type="primary", key="launch_sweep",
-                            disabled=sweep.error is not None or not operator or store.read_only,
-                            help=None if operator else access.VIEWER_HELP)
+        clicked = operator and st.button("Launch sweep", type="primary", key="launch_sweep",
+                                         disabled=sweep.error is not None or store.read_only)
         share.share_button({k: v for k, v in st.query_params.to_dict().items()}, "this sweep's form")
-    if sweep.error is not None:
+    if not operator:
+        st.caption("Viewers can describe a sweep and share its form; " + access.VIEWER_HELP.lower())
+    elif sweep.error is not None:
         st.caption("Launch is off until the setting marked above is fixed.")
     if clicked and sweep.error is None and access.require_operator("launch a sweep"):
         try:

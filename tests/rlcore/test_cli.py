@@ -110,3 +110,18 @@ def test_invalid_hjb_arguments_exit_2_with_one_sentence(args, sentence, tmp_path
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(sentence), proc.stderr
     assert not (tmp_path / "never.json").exists()
+
+
+def test_operator_hash_prints_a_line_that_verifies_and_never_the_passphrase():
+    from rlcore.passphrase import verify
+
+    done = subprocess.run([sys.executable, "-m", "rlcore", "operator-hash"], input="correct horse battery\n",
+                          capture_output=True, text=True, env=ENV, timeout=60)
+    assert done.returncode == 0, done.stderr
+    line = done.stdout.splitlines()[0]
+    assert line.startswith("RLCORE_OPERATOR_HASH='scrypt$") and "correct horse" not in done.stdout
+    assert verify("correct horse battery", line.split("'")[1])
+    short = subprocess.run([sys.executable, "-m", "rlcore", "operator-hash"], input="short\n", capture_output=True,
+                           text=True, env=ENV, timeout=60)
+    assert short.returncode == 2 and short.stdout == ""
+    assert short.stderr.strip().endswith("the passphrase must have at least 8 characters.")

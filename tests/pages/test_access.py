@@ -1,0 +1,157 @@
+"""Viewers and operators: who operates by default, the passphrase (right, wrong, throttled, never shown), every
+page as a viewer with no control that changes anything, a viewer's store refusing every change whatever the
+session holds, and the hosts served."""
+
+import json
+
+import pytest
+import streamlit.config
+from pagetest import open_page, shown
+
+from rlcore import passphrase, report, search
+from rlcore.runs.store import StoreError
+from ui import access
+
+PASSPHRASE = "correct horse battery staple"
+HASH = passphrase.hash_passphrase(PASSPHRASE)
+WRITE_KEYS = ("launch", "reproduce", "delete", "confirm_delete_yes", "launch_sweep", "cancel_sweep")
+
+
+@pytest.mark.parametrize(("address", "configured", "signed_in", "role"), [
+    ("127.0.0.1", False, False, "operator"),  # served on loopback, nothing configured: the local user
+    ("localhost", False, False, "operator"),
+    ("0.0.0.0", False, False, "viewer"),  # shared on the network with no sign-in: everyone looks
+    ("192.168.1.5", False, False, "viewer"),
+    ("127.0.0.1", True, False, "viewer"),  # a sign-in is configured: it is needed, even locally
+    ("0.0.0.0", True, True, "operator"),
+])
+def test_who_operates(address, configured, signed_in, role):
+    assert access.decide(address, configured, signed_in) == role
+
+
+@pytest.mark.parametrize(("host", "address", "extra", "served"), [
+    ("127.0.0.1:8501", "127.0.0.1", "", True), ("localhost:8501", "0.0.0.0", "", True),
+    ("[::1]:8501", "0.0.0.0", "", True), ("evil.example:8501", "127.0.0.1", "", False),
+    ("evil.example", "0.0.0.0", "", False), ("lab.example.org:8501", "0.0.0.0", "lab.example.org", True),
+    ("LAB.example.org", "0.0.0.0", " lab.example.org ,other", True), ("10.0.0.7:8501", "10.0.0.7", "", True),
+    ("10.0.0.8:8501", "10.0.0.7", "", False), (None, "127.0.0.1", "", True),
+])
+def test_only_the_hosts_the_operator_names_are_served(host, address, extra, served):
+    assert access.host_allowed(host, address, extra) is served
+
+
+def test_the_passphrase_is_kept_as_a_salted_scrypt_hash():
+    assert HASH.startswith("scrypt$16384$8$1$") and PASSPHRASE not in HASH
+    assert passphrase.verify(PASSPHRASE, HASH) and not passphrase.verify(PASSPHRASE + "!", HASH)
+    assert passphrase.hash_passphrase(PASSPHRASE) != HASH  # a new salt each time
+    assert not passphrase.verify(PASSPHRASE, "scrypt$garbage") and not passphrase.verify(PASSPHRASE, "")
+    with pytest.raises(ValueError, match="at least 8 characters"):
+        passphrase.hash_passphrase("short")
+
+
+def test_five_wrong_passphrases_lock_a_client_for_a_minute():
+    assert access.locked_for([1.0, 2.0, 3.0, 4.0], now=5.0) == 0
+    assert access.locked_for([1.0, 2.0, 3.0, 4.0, 5.0], now=6.0) == pytest.approx(55.0)
+    assert access.locked_for([1.0, 2.0, 3.0, 4.0, 5.0], now=61.5) == 0
+
+
+def test_a_viewers_store_refuses_every_change_and_changes_nothing(store):
+    run_id = store.create_run("dqn", {}, label="theirs")
+    sweep_id, _ = store.create_sweep("dqn", {}, {}, [({}, "m")])
+    viewer = access.ViewerStore(store.home)
+    for change in (lambda: viewer.create_run("dqn", {}), lambda: viewer.request_cancel(run_id),
+                   lambda: viewer.delete_run(run_id), lambda: viewer.set_label(run_id, "mine"),
+                   lambda: viewer.set_notes(run_id, "x"), lambda: viewer.create_sweep("dqn", {}, {}, [({}, "m")]),
+                   lambda: viewer.cancel_sweep(sweep_id), lambda: viewer.delete_sweep(sweep_id)):
+        with pytest.raises(StoreError, match=r"^Only an operator can do this"):
+            change()
+    run = store.get_run(run_id)
+    assert (run.status, run.label, run.cancel_requested, len(store.list_runs()), len(store.list_sweeps())) == (
+        "queued", "theirs", False, 2, 1)
+
+
+@pytest.fixture
+def viewer(store, monkeypatch):
+    """Pages served with an operator passphrase configured: a session is a viewer until it signs in."""
+    monkeypatch.setenv(access.HASH_ENV, HASH)
+    return store
+
+
+def _seed(store):
+    done = store.create_run("dqn", {"epochs": 10}, label="finished")
+    store.append_metrics(done, [(s, s / 10, report.LOSS, 1.0 / s) for s in range(1, 20)])
+    store.save_artifacts(done, {"model.keras": b"weights", "replays.json": b"[]"})
+    store.finish(done, "done", summary={"win_rate": 0.9, "steps_per_second": 250.0, "train_seconds": 4.0})
+    live = store.create_run("dqn", {}, label="live")
+    space = search.Space(grid={"batch_size": [16, 32]})
+    sweep_id, _ = store.create_sweep("dqn", {}, space.to_dict(), [({"batch_size": 16}, "a"), ({"batch_size": 32}, "b")])
+    return done, live, sweep_id
+
+
+def _write_controls(at):
+    keys = {b.key for b in at.button} | {w.key for w in at.text_input} | {w.key for w in at.text_area}
+    return sorted(k for k in keys if k and (k in WRITE_KEYS or k.startswith(("cancel_", "again_", "save_",
+                                                                                "edit_"))))
+
+
+@pytest.mark.parametrize(("page", "query"), [
+    ("home", {}), ("dqn", {}), ("hjb", {}), ("bench", {}), ("sweeps", {}), ("runs", {}),
+    ("dqn", {"run": "RUN"}), ("dqn", {"run": "LIVE"}), ("runs", {"runs": "RUN,LIVE"}), ("sweeps", {"sweep": "SWEEP"}),
+])
+def test_every_page_as_a_viewer_has_no_control_that_changes_anything(viewer, page, query):
+    done, live, sweep_id = _seed(viewer)
+    values = {"RUN": str(done), "LIVE": str(live), "RUN,LIVE": f"{done},{live}", "SWEEP": str(sweep_id)}
+    at = open_page(page, {k: values.get(v, v) for k, v in query.items()})
+    assert not at.exception
+    assert _write_controls(at) == []
+    downloads = [b.proto.label for b in at.get("download_button")]
+    assert not any("keras" in label for label in downloads)  # a trained model is the operator's
+    text = json.dumps([str(e) for e in at.sidebar]) + json.dumps([c.value for c in at.caption])
+    assert HASH not in text and str(viewer.path) not in text  # never the hash; not the store's path either
+
+
+def test_a_forged_confirmation_in_a_viewers_session_deletes_nothing(viewer):
+    done, live, _ = _seed(viewer)
+    at = open_page("runs", {"runs": str(done)})
+    at.session_state["confirm_delete"] = [done]  # as if the confirmation had been asked and shown
+    at.run()
+    assert not at.exception and not _write_controls(at)
+    assert viewer.get_run(done) is not None and viewer.get_run(live).status == "queued"
+
+
+def test_the_passphrase_signs_a_session_in_and_out_and_wrong_ones_are_throttled(viewer):
+    at = open_page("dqn")
+    assert not [b for b in at.button if b.key == "launch"]
+    for _ in range(access.MAX_FAILURES):
+        at.sidebar.text_input(key="passphrase").input("wrong wrong wrong")
+        at.sidebar.button[0].click().run()  # a form sends its values with its submit button
+    assert shown(at.sidebar.error[0]) == "That is not the operator's passphrase."
+    at.sidebar.text_input(key="passphrase").input(PASSPHRASE)
+    at.sidebar.button[0].click().run()
+    assert shown(at.sidebar.error[0]).startswith("Too many wrong passphrases; try again in")  # even the right one
+    assert not [b for b in at.button if b.key == "launch"]
+
+
+def test_the_right_passphrase_turns_the_controls_on_and_sign_out_off(viewer):
+    access._client_failures.clear()
+    at = open_page("dqn")
+    at.sidebar.text_input(key="passphrase").input(PASSPHRASE)
+    at.sidebar.button[0].click().run()
+    assert not at.exception and not at.sidebar.error, [e.value for e in at.sidebar.error]
+    assert [b for b in at.button if b.key == "launch"]
+    assert any(c.value == "Signed in as operator." for c in at.sidebar.caption)
+    at.button(key="sign_out").click().run()
+    assert not [b for b in at.button if b.key == "launch"]
+
+
+def test_served_beyond_loopback_without_a_sign_in_everyone_is_a_viewer_told_how_to_operate(store, monkeypatch):
+    monkeypatch.delenv(access.HASH_ENV, raising=False)
+    streamlit.config.set_option("server.address", "0.0.0.0")
+    try:
+        at = open_page("dqn")
+        assert not at.exception and not [b for b in at.button if b.key == "launch"]
+        assert any("python -m rlcore operator-hash" in c.value for c in at.sidebar.caption)
+    finally:
+        streamlit.config.set_option("server.address", "127.0.0.1")
+    local = open_page("dqn")
+    assert [b for b in local.button if b.key == "launch"]  # on loopback, nothing configured: the local user operates
