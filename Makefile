@@ -3,12 +3,15 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
+# 127.0.0.1: only this machine, whose user operates. HOST=0.0.0.0 shares it on the network, where everyone is a
+# viewer until they sign in as operator (README, "Sharing the lab").
+HOST ?= 127.0.0.1
 export TF_CPP_MIN_LOG_LEVEL ?= 2
 
 .PHONY: run test venv venv-dev lint format bench clean
 
-run: $(VENV)/.runtime  ## start the dashboard (creates .venv once)
-	$(PY) -m streamlit run app.py --server.headless true --server.port $(PORT)
+run: $(VENV)/.runtime  ## start the dashboard (creates .venv once); HOST=0.0.0.0 shares it read-only
+	$(PY) -m streamlit run app.py --server.headless true --server.port $(PORT) --server.address $(HOST)
 
 test: $(VENV)/.dev  ## lint, then the whole suite, with no network but loopback (the Ray cluster tests need that)
 	$(PY) -m ruff check .

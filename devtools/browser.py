@@ -28,10 +28,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def served_app(rlcore_home: Path, timeout: float = 60.0) -> Iterator[str]:
-    """`streamlit run app.py` on a free port over the given store; yields the base URL once healthy."""
+def served_app(rlcore_home: Path, timeout: float = 60.0, env: dict[str, str] | None = None) -> Iterator[str]:
+    """`streamlit run app.py` on a free port over the given store (and extra environment); yields the base URL
+    once healthy. Its log is ``rlcore_home/streamlit.log``."""
     port = free_port()
-    env = os.environ | {"RLCORE_HOME": str(rlcore_home), "TF_CPP_MIN_LOG_LEVEL": "2"}
+    env = os.environ | {"RLCORE_HOME": str(rlcore_home), "TF_CPP_MIN_LOG_LEVEL": "2"} | (env or {})
     log_path = Path(rlcore_home) / "streamlit.log"
     with log_path.open("w") as log:
         proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
@@ -58,14 +59,14 @@ def served_app(rlcore_home: Path, timeout: float = 60.0) -> Iterator[str]:
 
 
 @contextmanager
-def chromium() -> Iterator:
-    """A headless Chromium browser (Playwright's Browser)."""
+def chromium(extra_args: list[str] | None = None) -> Iterator:
+    """A headless Chromium browser (Playwright's Browser), with more command-line switches if given."""
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
         raise RuntimeError("install Debian's chromium (apt-get install chromium); .ci/run does")
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS + (extra_args or []))
         try:
             yield browser
         finally:

@@ -66,6 +66,13 @@ def _hostname(host_header: str) -> str:
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
+def email_operates(email: str, operators: str) -> bool:
+    """With st.login: whether a signed-in address may operate (``operators`` lists them, comma-separated; an empty
+    list lets every address the identity provider signs in operate)."""
+    allowed = {e.strip().lower() for e in operators.split(",") if e.strip()}
+    return not allowed or email.strip().lower() in allowed
+
+
 def locked_for(failures: list[float], now: float) -> float:
     """Seconds a client must wait after too many wrong passphrases (0 when it may try)."""
     recent = [t for t in failures if now - t < LOCK_SECONDS]
@@ -98,8 +105,7 @@ def _secret(key: str) -> Any:
 def _oidc_operator() -> bool:
     if not oidc_configured() or not getattr(st.user, "is_logged_in", False):
         return False
-    allowed = {e.strip().lower() for e in os.environ.get(OPERATORS_ENV, "").split(",") if e.strip()}
-    return not allowed or str(st.user.get("email", "")).lower() in allowed
+    return email_operates(str(st.user.get("email", "")), os.environ.get(OPERATORS_ENV, ""))
 
 
 def is_operator() -> bool:

@@ -40,6 +40,14 @@ def test_only_the_hosts_the_operator_names_are_served(host, address, extra, serv
     assert access.host_allowed(host, address, extra) is served
 
 
+@pytest.mark.parametrize(("email", "operators", "operates"), [
+    ("ana@lab.org", "", True), ("ana@lab.org", "ana@lab.org, bo@lab.org", True),
+    ("ANA@lab.org ", "ana@LAB.org", True), ("eve@else.org", "ana@lab.org,bo@lab.org", False),
+])
+def test_with_an_identity_provider_the_listed_addresses_operate(email, operators, operates):
+    assert access.email_operates(email, operators) is operates
+
+
 def test_the_passphrase_is_kept_as_a_salted_scrypt_hash():
     assert HASH.startswith("scrypt$16384$8$1$") and PASSPHRASE not in HASH
     assert passphrase.verify(PASSPHRASE, HASH) and not passphrase.verify(PASSPHRASE + "!", HASH)
@@ -155,3 +163,19 @@ def test_served_beyond_loopback_without_a_sign_in_everyone_is_a_viewer_told_how_
         streamlit.config.set_option("server.address", "127.0.0.1")
     local = open_page("dqn")
     assert [b for b in local.button if b.key == "launch"]  # on loopback, nothing configured: the local user operates
+
+
+def test_with_an_identity_provider_configured_a_session_signs_in_through_it(store, monkeypatch):
+    from pagetest import APP
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.delenv(access.HASH_ENV, raising=False)
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.secrets["auth"] = {"redirect_uri": "http://localhost:8501/oauth2callback", "cookie_secret": "s" * 32,
+                          "client_id": "lab", "client_secret": "x",
+                          "server_metadata_url": "http://127.0.0.1:9/.well-known/openid-configuration"}
+    at.run()
+    at.switch_page("pages/dqn.py").run()
+    assert not at.exception and not [b for b in at.button if b.key == "launch"]  # even on loopback
+    assert [b.proto.label for b in at.sidebar.button] == ["Sign in as operator"]
+    assert "s" * 32 not in json.dumps([str(e) for e in at.sidebar])

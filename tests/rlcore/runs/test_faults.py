@@ -262,6 +262,19 @@ def test_a_label_of_undecodable_bytes_is_refused_in_one_sentence(tmp_path):
     assert proc.returncode == 2 and proc.stderr.decode().startswith("error: label must be valid UTF-8 text")
 
 
+def test_the_cli_prints_a_stored_label_without_its_terminal_escapes(tmp_path):
+    import sqlite3
+
+    store = Store(tmp_path)
+    run_id = store.create_run("dqn", {}, label="plain")
+    with sqlite3.connect(store.path) as db:  # written past the store's own check, as an older version might have
+        db.execute("UPDATE runs SET label = ? WHERE id = ?", ("a\x1b]8;;http://x\x07link\x1b[2Jb", run_id))
+    for args in (["runs", "list"], ["runs", "show", str(run_id)]):
+        proc = rlcore(*args, home=tmp_path)
+        assert proc.returncode == 0 and "\x1b" not in proc.stdout and "\x07" not in proc.stdout
+        assert "a\ufffd]8;;http://x\ufffdlink\ufffd[2Jb" in proc.stdout
+
+
 @pytest.mark.parametrize(("page", "query", "warning"), [
     ("dqn", {"run": "99999999999999999999"}, "run must be a run id like 3, not '99999999999999999999'."),
     ("dqn", {"run": "²"}, "run must be a run id like 3, not '²'."),

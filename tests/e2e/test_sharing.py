@@ -1,0 +1,188 @@
+"""Sharing in real Chromium: a dashboard with an operator passphrase, opened by an operator and by a viewer with
+only a link; hostile labels and link values on every surface that shows them, with a local listener counting
+the requests a browser would make to a tracking pixel (none); a foreign Host refused; the hash never logged."""
+
+from __future__ import annotations
+
+import http.server
+import re
+import sqlite3
+import threading
+from collections.abc import Iterator
+from typing import ClassVar
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from devtools.browser import ROOT, chromium, free_port, served_app, wait_for_app
+from rlcore import passphrase, report, search
+from rlcore.runs.store import Store
+
+OUTPUT = ROOT / "test-output" / "e2e"
+PASSPHRASE = "correct horse battery staple"
+HASH = passphrase.hash_passphrase(PASSPHRASE)
+WRITE_BUTTONS = re.compile(r"^(Launch|Launch again|Launch sweep|Cancel|Cancel sweep|Delete.*|Save|Reproduce.*)$")
+
+
+class _Pixel(http.server.BaseHTTPRequestHandler):
+    hits: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        _Pixel.hits.append(self.path)
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def pixel() -> Iterator[str]:
+    """A listener on 127.0.0.1 counting every request (a rendered image or a followed link would reach it)."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), _Pixel)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/pixel"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def _payloads(url: str) -> list[str]:
+    return [f"![p]({url})", f"[Session expired, sign in]({url})", f'<a href="{url}">x</a>',
+            '<span style="font-size:200px">big</span>', f"<img src={url}>"]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory, pixel):
+    """The served dashboard (with an operator passphrase) over a store holding runs and a sweep with hostile
+    names: the payloads, and 100 KB of text written past the store's own cap as a damaged store might hold."""
+    home = tmp_path_factory.mktemp("rlcore_home")
+    store = Store(home)
+    ids = []
+    for label in [*_payloads(pixel), "long"]:
+        run_id = store.create_run("dqn", {"epochs": 10}, label=label[:200])
+        store.append_metrics(run_id, [(s, s / 10, report.LOSS, 1.0 / s) for s in range(1, 20)])
+        store.set_notes(run_id, label)
+        store.finish(run_id, "done", summary={"win_rate": 0.9, "steps_per_second": 250.0, "train_seconds": 4.0})
+        ids.append(run_id)
+    with sqlite3.connect(store.path) as db:
+        db.execute("UPDATE runs SET label = ? WHERE id = ?", ("W" * 100_000, ids[-1]))
+    space = search.Space(grid={"batch_size": [16]}).to_dict()
+    sweep_id, members = store.create_sweep("dqn", {}, space, [({"batch_size": 16}, "m")], label=_payloads(pixel)[0])
+    store.finish(members[0], "cancelled")
+    with served_app(home, env={"RLCORE_OPERATOR_HASH": HASH}) as base:
+        yield base, ids, sweep_id, home
+
+
+@pytest.fixture(scope="module")
+def browser():
+    # evil.example resolves to this machine, as a DNS-rebinding page would make it.
+    with chromium(["--host-resolver-rules=MAP evil.example 127.0.0.1"]) as browser:
+        yield browser
+
+
+def _open(browser, url: str) -> Page:
+    page = browser.new_context(viewport={"width": 1400, "height": 1600}).new_page()
+    page.goto(url)
+    wait_for_app(page)
+    return page
+
+
+def _write_buttons(page: Page):
+    return page.get_by_role("button", name=WRITE_BUTTONS)
+
+
+def _sign_in(page: Page, text: str) -> None:
+    sidebar = page.get_by_test_id("stSidebar")
+    sidebar.get_by_label("operator passphrase").fill(text)
+    sidebar.get_by_role("button", name="Sign in as operator").click()
+    page.wait_for_timeout(300)
+    wait_for_app(page)
+
+
+def test_an_operator_launches_and_a_viewer_with_the_link_sees_the_run_and_no_control(lab, browser):
+    base, _, _, home = lab
+    operator = _open(browser, f"{base}/dqn?epochs=15&memory=100&batch=16&test_games=20&eval_every=0&sync=50"
+                              "&label=shared")
+    expect(_write_buttons(operator)).to_have_count(0)  # a passphrase is configured: nobody operates until signed in
+    expect(operator.get_by_text(re.compile("^You are a viewer"))).to_be_visible()
+    _sign_in(operator, "not the passphrase")
+    expect(operator.get_by_text("That is not the operator's passphrase.")).to_be_visible()
+    _sign_in(operator, PASSPHRASE)
+    expect(operator.get_by_text("Signed in as operator.")).to_be_visible()
+    operator.get_by_role("button", name="Launch", exact=True).click()
+    expect(operator).to_have_url(re.compile(r"[?&]run=\d+"))
+    link = operator.url
+    heading = re.compile(r"Run \d+: shared — done")
+    expect(operator.get_by_role("heading", name=heading).first).to_be_visible(timeout=180_000)
+    expect(operator.get_by_role("button", name="Launch again")).to_be_visible()
+
+    viewer = _open(browser, link)  # a fresh context: only the link
+    expect(viewer.get_by_role("heading", name=heading).first).to_be_visible(timeout=60_000)
+    expect(viewer.locator("[data-testid='stPlotlyChart']").first).to_be_visible()
+    expect(_write_buttons(viewer)).to_have_count(0)
+    expect(viewer.get_by_role("button", name=re.compile("keras"))).to_have_count(0)
+    runs = _open(browser, f"{base}/runs?runs=1,2")
+    expect(runs.get_by_role("heading", name="Comparing runs 1, 2")).to_be_visible()
+    expect(_write_buttons(runs)).to_have_count(0)
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    viewer.screenshot(path=OUTPUT / "shared_run_viewer.png", full_page=True)
+
+    _sign_in(viewer, PASSPHRASE)  # signing in there turns the controls on
+    expect(viewer.get_by_role("button", name="Launch again")).to_be_visible()
+    viewer.get_by_role("button", name="Sign out").click()
+    expect(viewer.get_by_role("button", name="Launch again")).to_have_count(0)
+
+    log = (home / "streamlit.log").read_text()
+    assert HASH not in log and HASH.split("$")[-1] not in log and PASSPHRASE not in log
+
+
+@pytest.mark.parametrize("where", ["run", "notes", "compare", "runs", "home", "sweep", "links"])
+def test_hostile_names_and_link_values_show_as_plain_bounded_text_and_fetch_nothing(lab, browser, pixel, where):
+    base, ids, sweep_id, _ = lab
+    before = len(_Pixel.hits)
+    payload = _payloads(pixel)
+    urls = {
+        "run": [f"{base}/dqn?run={ids[0]}", f"{base}/dqn?run={ids[2]}", f"{base}/dqn?run={ids[-1]}"],
+        "notes": [f"{base}/dqn?run={ids[1]}"],
+        "compare": [f"{base}/runs?runs={','.join(map(str, ids))}"],
+        "runs": [f"{base}/runs"],
+        "home": [f"{base}/"],
+        "sweep": [f"{base}/sweeps?sweep={sweep_id}", f"{base}/sweeps"],  # the heading, then the list (a grid)
+        "links": [f"{base}/hjb?preset={payload[0]}", f"{base}/dqn?epochs={payload[1]}",
+                  f"{base}/runs?runs={payload[0]}", f"{base}/sweeps?sweep={payload[1]}",
+                  f"{base}/dqn?run={payload[0]}", f"{base}/sweeps?kind={payload[2]}&batch_size={payload[0]}",
+                  f"{base}/hjb?k_min={'W' * 100_000}"],
+    }[where]
+    for url in urls:
+        page = _open(browser, url)
+        page.wait_for_timeout(500)  # time for any image or stylesheet the page asked for to be fetched
+        expect(page.get_by_test_id("stException")).to_have_count(0)
+        app = page.get_by_test_id("stMain")
+        assert app.locator(f"img[src*='{pixel}'], a[href*='{pixel}']").count() == 0
+        assert page.locator("svg a, [data-testid='stPlotlyChart'] a[href]").count() == 0  # no link in a chart
+        for element in page.locator("h1, h2, h3, h4, [data-testid='stAlert'], .legendtext").all():
+            assert element.bounding_box() is None or element.bounding_box()["height"] < 200, element.inner_text()[:80]
+        if where in ("run", "links") or url.endswith(f"sweep={sweep_id}"):  # it reads as typed, not interpreted
+            text = app.inner_text()
+            shown = ("![p](", "[Session expired", "<a href", "WWW")
+            assert any(p in text for p in shown), (url[:120], text[-600:])
+        if where == "compare":
+            legend = " ".join(page.locator(".legendtext").all_text_contents())
+            assert '<span style="font-size:200px">' in legend and "![p](" in legend
+        if where == "notes":
+            expect(page.get_by_text(payload[1]).first).to_be_visible()
+    assert _Pixel.hits[before:] == []
+
+
+def test_a_foreign_host_gets_one_sentence_and_nothing_of_the_app(lab, browser):
+    base, ids, _, _ = lab
+    port = base.rsplit(":", 1)[1]
+    page = _open(browser, f"http://evil.example:{port}/dqn?run={ids[0]}")
+    expect(page.get_by_text(re.compile(r"^This dashboard does not answer to the name 'evil\.example"))).to_be_visible()
+    expect(page.get_by_role("heading", name=re.compile("Run"))).to_have_count(0)
+    expect(page.get_by_test_id("stMain").get_by_role("button")).to_have_count(0)  # no launch form
+    expect(page.get_by_test_id("stSidebar")).to_have_count(0)  # no navigation, no sign-in
