@@ -1,12 +1,12 @@
-"""What watching costs: the same DQN run through the worker with nobody watching, and with its live view
-open in Chromium on the same machine, refreshing every 1 s (the default: the fragment reads new metrics
-and redraws four charts) or every 5 s.
+"""What watching costs: the same run through the worker with nobody watching, and with its live view open in
+Chromium on the same machine, refreshing every 1 s (the default) or every 5 s.
 
-Runs alternate (unwatched, watched 1 s, watched 5 s, ...) on one seed and one store; the table compares
-the training steps/s the worker reports. With --screenshots DIR it also saves the finished run's page and the
-comparison of all runs (the README's pictures).
+Two workloads: the 600-game book DQN (graph style) and an HJB run (graph, K=100 steps per compiled call).
+Runs alternate (unwatched, watched 1 s, watched 5 s, ...) on one seed and one store; the table compares the
+throughput the worker reports, and the share of a core the Streamlit server and the browser used meanwhile
+(from /proc: their CPU seconds over the run's wall time).
 
-    .venv/bin/python benchmarks/live_view_cost.py --repeats 3 --epochs 600 --screenshots docs
+    .venv/bin/python benchmarks/live_view_cost.py --repeats 3 --json benchmarks/results/live_view_cost.json
 """
 
 from __future__ import annotations
@@ -25,84 +25,148 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from devtools.browser import chromium, served_app, wait_for_app  # noqa: E402
-from rlcore.config import DQNConfig  # noqa: E402
+from devtools.browser import chromium, served_app  # noqa: E402
+from rlcore import report  # noqa: E402
+from rlcore.config import DQNConfig, HJBConfig  # noqa: E402
 from rlcore.runs.store import ACTIVE, Store  # noqa: E402
 from rlcore.runs.worker import launch  # noqa: E402
-from ui import views  # noqa: E402
+
+TICK = os.sysconf("SC_CLK_TCK")
 
 
-def one_run(store: Store, cfg: DQNConfig, label: str, watch=None) -> dict:
-    """Launch through the worker; with ``watch`` (a browser context factory) keep its live view open."""
-    run_id = store.create_run("dqn", cfg, label)
+def cpu_seconds(pattern: str) -> float:
+    """CPU seconds (user + system) used so far by every live process whose command line matches ``pattern``."""
+    total = 0.0
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            if not re.search(pattern, cmdline):
+                continue
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # it ended meanwhile
+            continue
+        total += (int(fields[11]) + int(fields[12])) / TICK  # utime, stime
+    return total
+
+
+def one_run(store: Store, kind: str, cfg, label: str, port: int, watch=None) -> dict:
+    """Launch through the worker; with ``watch`` keep its live view open. CPU shares are over the run's life."""
+    server, browser = rf"streamlit run app\.py.*--server\.port {port}", r"chromium"
+    before, start = (cpu_seconds(server), cpu_seconds(browser)), time.monotonic()
+    run_id = store.create_run(kind, cfg, label)
     launch(store, run_id)
     page = watch(run_id) if watch else None
     while store.get_run(run_id).status in ACTIVE:
         time.sleep(0.5)
+    wall = time.monotonic() - start
+    shares = {"server_cores": (cpu_seconds(server) - before[0]) / wall,
+              "browser_cores": (cpu_seconds(browser) - before[1]) / wall}
+    if page is not None:
+        page.close()
     run = store.get_run(run_id)
     if run.status != "done":
         raise RuntimeError(f"run {run_id} ended {run.status}: {run.error}")
-    return {"id": run_id, "label": label, "page": page, **run.summary}
+    return {"id": run_id, "label": label, **shares, **run.summary}
+
+
+WORKLOADS = {
+    "dqn": ("dqn", lambda a: DQNConfig(epochs=a.epochs, eval_every=max(1, a.epochs // 6), test_games=300,
+                                       seed=a.seed), "dqn", "env steps/s"),
+    "hjb": ("hjb", lambda a: HJBConfig(exec_mode="graph", steps_per_call=100, steps=a.hjb_steps,
+                                       eval_every=a.hjb_steps // 20, seed=a.seed), "hjb", "steps/s"),
+}
+
+
+def measure(name: str, args, store: Store, base: str, context) -> dict:
+    kind, make_config, page_path, unit = WORKLOADS[name]
+    cfg = make_config(args)
+    port = int(base.rsplit(":", 1)[1])
+
+    def watcher(refresh: str):
+        def watch(run_id: int):
+            page = context.new_page()
+            page.goto(f"{base}/{page_path}?run={run_id}&refresh={refresh}")
+            return page
+        return watch
+
+    kinds = {"unwatched": None, "watched 1s": watcher("1s"), "watched 5s": watcher("5s")}
+    results: dict[str, list[dict]] = {k: [] for k in kinds}
+    for i in range(args.repeats):
+        for how, watch in kinds.items():
+            results[how].append(one_run(store, kind, cfg, f"{name} {how} {i + 1}", port, watch))
+        print(f"{name} repeat {i + 1}: " + ", ".join(f"{k} {v[-1]['steps_per_second']:,.1f}"
+                                                     for k, v in results.items()), flush=True)
+    table = {k: {"steps_per_second": statistics.median(r["steps_per_second"] for r in v),
+                 "server_cores": statistics.median(r["server_cores"] for r in v),
+                 "browser_cores": statistics.median(r["browser_cores"] for r in v)} for k, v in results.items()}
+    print(f"\n{name}: median of {args.repeats}, seed {args.seed}")
+    for how, row in table.items():
+        each = ", ".join(f"{r['steps_per_second']:,.1f}" for r in results[how])
+        print(f"  {how:12} {row['steps_per_second']:10,.1f} {unit}  "
+              f"{row['steps_per_second'] / table['unwatched']['steps_per_second']:6.1%}  "
+              f"server {row['server_cores']:.2f} core, browser {row['browser_cores']:.2f} core   ({each})", flush=True)
+    return {"median": table, "runs": results}
+
+
+def synthetic(seconds: float, refresh: str, store: Store, base: str, context, write: bool = True) -> dict:
+    """The view's own cost, without training: a run whose rows arrive as the DQN's do (a record every 0.5 s,
+    flushed every 0.5 s; or none, to see what an idle tick costs) watched for ``seconds``; the cores the server
+    and the browser use meanwhile."""
+    run_id = store.create_run("dqn", DQNConfig(epochs=100_000), f"synthetic {refresh}")
+    store.mark_running(run_id, os.getpid(), {})
+    port = int(base.rsplit(":", 1)[1])
+    page = context.new_page()
+    page.goto(f"{base}/dqn?run={run_id}&refresh={refresh}")
+    server, browser = rf"streamlit run app\.py.*--server\.port {port}", r"chromium"
+    time.sleep(3)
+    before, start = (cpu_seconds(server), cpu_seconds(browser)), time.monotonic()
+    step, loss, wall = 0, 2.0, 0.0
+    while time.monotonic() - start < seconds:
+        step, wall, loss = step + 150, wall + 0.5, loss * 0.995
+        rows = [(step, wall, report.LOSS, loss), (step, wall, report.ENV_STEPS_PER_S, 300.0),
+                (step, wall, report.GAMES, step / 15), (step, wall, report.EPSILON, 0.3)]
+        rows += [(step, wall, report.PHASE_PREFIX + p, wall / 5) for p in ("env", "act", "replay", "train", "sync")]
+        if step % 3000 == 0:
+            rows.append((step, wall, report.WIN_RATE, 0.5))
+        store.report(run_id, rows if write else [], progress=min(step / 1_500_000, 1.0))
+        time.sleep(0.5)
+    wall_seconds = time.monotonic() - start
+    out = {"server_cores": (cpu_seconds(server) - before[0]) / wall_seconds,
+           "browser_cores": (cpu_seconds(browser) - before[1]) / wall_seconds}
+    page.close()
+    store.finish(run_id, "cancelled")
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--epochs", type=int, default=600)
+    parser.add_argument("--workloads", default="dqn,hjb", help="comma-separated: dqn, hjb")
+    parser.add_argument("--epochs", type=int, default=600, help="DQN games")
+    parser.add_argument("--hjb-steps", type=int, default=200_000, help="HJB training steps")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--screenshots", type=Path, help="save the run page and the comparison here")
+    parser.add_argument("--synthetic", type=float, metavar="SECONDS",
+                        help="instead: the view's own cost over SECONDS, no training (rows arrive as the DQN's do)")
     parser.add_argument("--json", type=Path, help="write the raw results here")
     args = parser.parse_args()
-    cfg = DQNConfig(epochs=args.epochs, eval_every=max(1, args.epochs // 6), test_games=300, seed=args.seed)
 
     with tempfile.TemporaryDirectory() as tmp, served_app(Path(tmp)) as base, chromium() as browser:
         store = Store(tmp)
         context = browser.new_context(viewport={"width": 1400, "height": 2100})
+        if args.synthetic:
+            for refresh, write in (("1s", True), ("1s", False), ("5s", True), ("paused", True)):
+                cost = synthetic(args.synthetic, refresh, store, base, context, write)
+                what = f"watching at {refresh:6} {'' if write else '(no new rows)':13}"
+                print(f"{what}: server {cost['server_cores']:.3f} core, browser {cost['browser_cores']:.3f} core",
+                      flush=True)
+            return
+        out = {name: measure(name, args, store, base, context) for name in args.workloads.split(",")}
 
-        def watcher(refresh: str):
-            def watch(run_id: int):
-                page = context.new_page()
-                page.goto(f"{base}/dqn?run={run_id}&refresh={refresh}")
-                return page
-            return watch
-
-        kinds = {"unwatched": None, "watched 1s": watcher("1s"), "watched 5s": watcher("5s")}
-        results = {kind: [] for kind in kinds}
-        for i in range(args.repeats):
-            for kind, watch in kinds.items():
-                results[kind].append(one_run(store, cfg, f"{kind} {i + 1}", watch))
-            print(f"repeat {i + 1}: " + ", ".join(f"{k} {v[-1]['steps_per_second']:.1f}" for k, v in results.items()),
-                  flush=True)
-
-        table = {k: statistics.median(r["steps_per_second"] for r in v) for k, v in results.items()}
-        print(f"\nmedian of {args.repeats}, {args.epochs} games, graph style, seed {args.seed}:")
-        for kind, speed in table.items():
-            each = ", ".join(f"{r['steps_per_second']:.1f}" for r in results[kind])
-            print(f"  {kind:12} {speed:7.1f} env steps/s  {speed / table['unwatched']:6.1%}   ({each})")
-
-        if args.screenshots:
-            args.screenshots.mkdir(parents=True, exist_ok=True)
-            last = results["watched 1s"][-1]["page"]
-            last.reload()
-            wait_for_app(last)
-            last.get_by_text("Watch the agent play").wait_for()
-            time.sleep(2)  # Plotly draws after the script state settles
-            last.screenshot(path=args.screenshots / "screenshot_dqn_run.png", full_page=True)
-            # The comparison picture: the seed's question (the Home page's button), naive against graph.
-            ids = [one_run(store, DQNConfig(**views.SEED_QUESTION, exec_mode=style), f"seed question: {style}")["id"]
-                   for style in views.SEED_QUESTION_STYLES]
-            compare = context.new_page()
-            compare.goto(f"{base}/runs?runs={ids[0]},{ids[1]}&metric=progress/games&x=wall&smoothing=0")
-            wait_for_app(compare)
-            compare.get_by_role("heading", name=re.compile("Comparing runs")).wait_for()
-            time.sleep(2)
-            compare.screenshot(path=args.screenshots / "screenshot_compare.png", full_page=True)
-            print(f"screenshots in {args.screenshots}/")
         if args.json:
-            for kind in results:
-                for r in results[kind]:
-                    r.pop("page", None)
-            args.json.write_text(json.dumps({"median_steps_per_second": table, "runs": results}, indent=2))
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(out, indent=2))
 
 
 if __name__ == "__main__":

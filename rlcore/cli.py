@@ -239,7 +239,7 @@ def _run_workload(workload: workloads.Workload, args: argparse.Namespace) -> int
         return _fail(str(e))
     if args.detach:
         return _detach(workload.kind, cfg, label, preset, args.executor)
-    prepare_process(",".join(workloads.devices_of(cfg)), default_home())
+    prepare_process(",".join(workloads.devices_of(cfg)), default_home(), threads=workloads.threads_of(cfg))
     from rlcore.environment import environment_card
 
     try:

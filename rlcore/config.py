@@ -166,6 +166,14 @@ DQN_EXEC_MODES = EXEC_MODES
 TURBO = (ExecMode.TURBO.value,)
 
 
+# The book's DQN and the seed's HJB network are small: TensorFlow's thread pools cost more than they share out.
+# Measured through the worker (benchmarks/live_view_cost.py): the 600-game graph DQN ran 470 env steps/s on one
+# thread against 400 on TensorFlow's default two, with less spread, and kept 96% of that with a live view open.
+THREADS_HELP = ("TensorFlow's CPU threads for the run (0 = its default, one per core). This small network runs "
+                "fastest and steadiest on one, which leaves the other cores to the rest of the machine (a "
+                "dashboard watching it included).")
+
+
 @dataclass(frozen=True)
 class DQNConfig:
     """The book's final chapter-3 DQN (replay + target network); defaults are the book's values.
@@ -218,6 +226,7 @@ class DQNConfig:
                            choices=EXEC_MODES, flag="exec", group="Execution")
     device: str = param("cpu", "Device: cpu or gpu (gpu fails clearly when TensorFlow sees none).",
                         choices=DEVICES, group="Execution")
+    threads: int = param(1, THREADS_HELP, lo=0, hi=1024, advanced=True, group="Execution")
     seed: int = param(0, "Seed of boards, noise, exploration, sampling and weights.", lo=0, hi=2**31 - 1,
                       group="Execution")
     # Turbo: tuned for the fastest learning per second, not the book's values.
@@ -322,6 +331,7 @@ class HJBConfig:
     derivative: str = param("tape", "How V' is computed: tape (a nested GradientTape, the seed's tf.gradients) "
                             "or tangent (carried forward through the layers, half the work).", choices=DERIVATIVES)
     device: str = param("cpu", "Device: cpu or gpu (gpu fails clearly when TensorFlow sees none).", choices=DEVICES)
+    threads: int = param(1, THREADS_HELP, lo=0, hi=1024, advanced=True)
     seed: int = param(1234, "Seed of the weights and the sampled k.", lo=0, hi=2**31 - 1)
     # Accuracy reports
     eval_every: int = param(5000, "Measure the error against the exact solution every this many steps "

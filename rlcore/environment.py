@@ -39,8 +39,11 @@ def environment_card() -> dict[str, Any]:
         "gpus": gpu_names,
         "gpu": gpu_names[0] if gpu_names else None,
         "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
-        "intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads(),
-        "inter_op_threads": tf.config.threading.get_inter_op_parallelism_threads(),
+        # Set through the API, or read by TensorFlow from the environment when it started (0 = one per core).
+        "intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads()
+        or int(os.environ.get("TF_NUM_INTRAOP_THREADS", 0)),
+        "inter_op_threads": tf.config.threading.get_inter_op_parallelism_threads()
+        or int(os.environ.get("TF_NUM_INTEROP_THREADS", 0)),
         "hostname": socket.gethostname(),
         "platform": platform.platform(),
         "executable": sys.executable,

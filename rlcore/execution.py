@@ -119,8 +119,13 @@ def xla_cache_dir(environ: dict[str, str] | None = None) -> str | None:
     return None
 
 
-def prepare_process(device: str, home: str | os.PathLike, environ: dict[str, str] | None = None) -> None:
-    """What every process that trains does before it imports TensorFlow: fix the device, and keep XLA's compiled
-    programs under the store's home so the next process loads them instead of compiling."""
+def prepare_process(device: str, home: str | os.PathLike, environ: dict[str, str] | None = None,
+                    threads: int = 0) -> None:
+    """What every process that trains does before it imports TensorFlow: fix the device and its CPU threads
+    (``threads`` > 0; TensorFlow reads them only when it starts), and keep XLA's compiled programs under the
+    store's home so the next process loads them instead of compiling."""
     pin_device(device, environ)
+    if threads > 0:
+        env = os.environ if environ is None else environ
+        env["TF_NUM_INTRAOP_THREADS"] = env["TF_NUM_INTEROP_THREADS"] = str(threads)
     enable_xla_cache(os.path.join(os.fspath(home), "xla_cache"), environ)

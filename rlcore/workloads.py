@@ -42,6 +42,11 @@ class Headline:
     unit: str = ""  # "%" (the value is a fraction), "s", "x", or a rate such as "steps/s"
     better: str = "higher"  # or "lower"
 
+    @property
+    def timed(self) -> bool:
+        """Whether the number is a speed or a duration (what a live view watching the run can distort)."""
+        return self.unit in ("s", "x") or self.unit.endswith("/s")
+
     def text(self, value: float | None) -> str:
         """The number as every surface writes it: 95.8%, 184,608 steps/s, 12.3 s, 51.0x."""
         if value is None or not math.isfinite(value):
@@ -174,6 +179,11 @@ def get(kind: str) -> Workload:
 def devices_of(config: Any) -> tuple[str, ...]:
     """The devices a run needs (a bench can ask for several)."""
     return tuple(d for d in str(getattr(config, "device", "cpu") or "cpu").split(",") if d)
+
+
+def threads_of(config: Any) -> int:
+    """TensorFlow's CPU threads a run asks for; 0 = TensorFlow's default (a config without the setting)."""
+    return int(getattr(config, "threads", 0) or 0)
 
 
 def style_of(kind: str, config: Mapping[str, Any]) -> str:

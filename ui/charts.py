@@ -47,12 +47,8 @@ def ema(values: pd.Series, smoothing: float) -> pd.Series:
     """TensorBoard's debiased exponential moving average; smoothing 0 returns the values."""
     if smoothing <= 0:
         return values
-    out, last, weight = [], 0.0, 0.0
-    for v in values.to_numpy(dtype=float):
-        last = smoothing * last + (1 - smoothing) * v
-        weight = smoothing * weight + (1 - smoothing)
-        out.append(last / weight)
-    return pd.Series(out, index=values.index)
+    # last = s·last + (1-s)·v divided by its weight s·w + (1-s) is Σ sⁱ·v₋ᵢ / Σ sⁱ: pandas' adjusted EWM.
+    return values.astype(float).ewm(alpha=1 - smoothing, adjust=True).mean()
 
 
 def y_axis(values: pd.Series, *, log_y: bool, percent: bool) -> dict:

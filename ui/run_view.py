@@ -3,6 +3,8 @@ when it ends, its verdict, headline numbers, settings, files, name and notes, an
 
 from __future__ import annotations
 
+import contextlib
+
 import pandas as pd
 import streamlit as st
 
@@ -12,6 +14,10 @@ from rlcore.runs.store import Run, Store, StoreError
 from ui import access, charts, extras, fmt, forms, router, share, views
 
 REFRESH_SECONDS = {"1s": 1.0, "5s": 5.0, "paused": None}
+# While a run lives its status ticks every refresh period, its charts at most this often: Streamlit 1.67 mounts a
+# Plotly chart whose figure changed anew (its element id hashes the figure), which costs the browser, and so the run
+# on a small machine, several times what a status tick does (docs/measurements/live_view_cost.md).
+CHART_SECONDS = 2.0
 HIDDEN_FILES = {"worker.log", ".space-reserve"}
 VERDICT_BOX = {"ok": st.success, "rough": st.warning, "fail": st.error}
 
@@ -52,20 +58,26 @@ def show_run(store: Store, run_id: int, page_kind: str | None = None) -> None:
 
     every = None
     if run.live:
-        # Watching is not free on a small machine (the browser redraws the charts each tick; see the README),
-        # so the refresh period is the user's choice.
+        # Watching is not free on a small machine (each redraw costs the browser CPU the run would use; see the
+        # README), so the refresh period is the user's choice.
         refresh = st.radio("live refresh", list(REFRESH_SECONDS), horizontal=True, key="refresh",
                            bind="query-params", help="How often the view below updates while the run lives.")
         every = REFRESH_SECONDS[refresh]
+    _heading(run)
 
+    # Two timers: the status (progress, time left, cancel) every refresh period; the charts at most every
+    # CHART_SECONDS, because a chart that changes is drawn anew by the browser, the costliest part of watching.
     @st.fragment(run_every=every)
-    def live() -> None:
+    def status() -> None:
         current = store.get_run(run_id)
         if current is None:
             st.warning(f"run {run_id} was deleted.")
             return
-        metrics = live_metrics(store, run_id)
-        _heading(current)
+        if current.status != run.status:
+            st.rerun()  # queued -> running, or it ended: a full rerun retitles it (and stops the timers)
+        if every is not None and current.status == "running":
+            with contextlib.suppress(StoreError):  # a read-only store: the run is not ours to mark
+                store.note_watched(run_id, every)
         if current.error:
             st.error(fmt.md(current.error, 400))
         if current.live:
@@ -79,11 +91,15 @@ def show_run(store: Store, run_id: int, page_kind: str | None = None) -> None:
                     st.error(fmt.md(str(e), 400))
                 else:
                     st.rerun()
-        elif run.live:
-            st.rerun()  # it just ended: a full rerun stops the timer and shows the summary
-        _charts(current, metrics)
 
-    live()
+    @st.fragment(run_every=None if every is None else max(every, CHART_SECONDS))
+    def live_charts() -> None:
+        current = store.get_run(run_id) if run.live else run
+        if current is not None:
+            _charts(current, live_metrics(store, run_id))
+
+    status()
+    live_charts()
     if not run.live:
         _finished(store, run, live_metrics(store, run_id), page_kind)
 
@@ -111,24 +127,42 @@ def _charts(run: Run, metrics: pd.DataFrame) -> None:
     if any(c.smooth and c.metric in present for c in workload.charts):
         smoothing = st.slider("smoothing (EMA)", 0.0, 0.99, 0.6, key=f"smooth_{run.id}",
                               help="TensorBoard's debiased moving average; the raw values stay faint behind it.")
+    figures = _figures(run, metrics, present, smoothing)
     columns = st.columns(2)
-    drawn = 0
-    for chart in workload.charts:
-        box = columns[drawn % 2]
+    for drawn, figure in enumerate(figures):
+        columns[drawn % 2].plotly_chart(figure, key=f"chart_{run.id}_{drawn}")
+
+
+def _figures(run: Run, metrics: pd.DataFrame, present: set[str], smoothing: float) -> list:
+    """The run's charts. While it lives, a chart whose data did not change since the last tick is sent again as
+    it was, which the browser does not redraw (a changed one it draws anew: see CHART_SECONDS)."""
+    key = f"_figures_{run.id}"
+    cache = st.session_state.get(key) if run.live else None
+    old = cache["figures"] if cache and cache["smoothing"] == smoothing else {}
+    figures = {}
+    for chart in workloads.get(run.kind).charts:
         if chart.metric.endswith("/"):
             names = dict.fromkeys(n for n in metrics["name"] if n.startswith(chart.metric))  # in the loop's order
-            phases = {n[len(chart.metric):]: _last(metrics, n) for n in names}
-            if not phases:
+            if not names:
                 continue
-            steps = int(metrics["step"].max())
-            box.plotly_chart(charts.phase_chart(phases, steps, chart.title), key=f"chart_{run.id}_{drawn}")
+            rows = metrics[metrics["name"].isin(names)]
         elif chart.metric in present:
-            box.plotly_chart(charts.metric_chart(metrics, chart.metric, labels={run.id: run.label}, title=chart.title,
-                                                 smoothing=smoothing if chart.smooth else 0.0, log_y=chart.log_y,
-                                                 percent=chart.percent), key=f"chart_{run.id}_{drawn}")
+            rows = metrics[metrics["name"] == chart.metric]
         else:
             continue
-        drawn += 1
+        signature = (chart.metric, len(rows))
+        if signature in old:
+            figures[signature] = old[signature]
+        elif chart.metric.endswith("/"):
+            phases = {n[len(chart.metric):]: _last(rows, n) for n in names}
+            figures[signature] = charts.phase_chart(phases, int(metrics["step"].max()), chart.title)
+        else:
+            figures[signature] = charts.metric_chart(rows, chart.metric, labels={run.id: run.label},
+                                                     title=chart.title, smoothing=smoothing if chart.smooth else 0.0,
+                                                     log_y=chart.log_y, percent=chart.percent)
+    if run.live:
+        st.session_state[key] = {"figures": figures, "smoothing": smoothing}
+    return list(figures.values())
 
 
 def _last(metrics: pd.DataFrame, name: str) -> float:
@@ -141,10 +175,15 @@ def _finished(store: Store, run: Run, metrics: pd.DataFrame, page_kind: str | No
     verdict = views.verdict(run)
     if verdict is not None:
         VERDICT_BOX[verdict.level](fmt.md(verdict.text, 400))
+    watched = views.watched_text(run)
     if run.summary:
         columns = st.columns(len(workload.headlines))
         for box, h in zip(columns, workload.headlines, strict=True):
-            box.metric(h.label, fmt.headline(h, workloads.headline_value(run.summary, h)))
+            marked = watched is not None and h.timed
+            box.metric(h.label + (views.WATCHED_MARK if marked else ""),
+                       fmt.headline(h, workloads.headline_value(run.summary, h)), help=watched if marked else None)
+    if watched:
+        st.caption(f":material/visibility: {watched}")
     special = extras.of(run.kind).finished
     if special is not None:
         special(store, run, metrics)

@@ -73,7 +73,22 @@ def headline_columns(kinds: Iterable[str]) -> dict[str, workloads.Headline]:
 
 
 BASE_COLUMNS = ["id", "label", "kind", "status", "verdict"]
-DETAIL_COLUMNS = ["preset", "style", "device", "node", "sweep", "created", "progress", "error"]
+DETAIL_COLUMNS = ["preset", "style", "device", "node", "sweep", "watched", "created", "progress", "error"]
+
+
+WATCHED_MARK = " (watched)"
+
+
+def watched_text(run: Run, now: float | None = None) -> str | None:
+    """How long a live view was open while the run ran, or None when nobody watched it."""
+    if run.watched_seconds <= 0:
+        return None
+    end = run.finished or (now or time.time())
+    ran = max(end - run.started, run.watched_seconds) if run.started else None
+    share = f" of its {fmt.seconds(ran)}" if ran else ""
+    refresh = f", refreshing every {run.watch_refresh:g} s" if run.watch_refresh else ""
+    return (f"A live view was open for {fmt.seconds(run.watched_seconds)}{share} while it ran{refresh}; on a small "
+            "machine watching takes CPU from the run, so its speed and times may read worse than unwatched.")
 
 
 def runs_table(runs: Iterable[Run]) -> pd.DataFrame:
@@ -87,7 +102,7 @@ def runs_table(runs: Iterable[Run]) -> pd.DataFrame:
             "preset": r.preset or "", "style": workloads.style_of(r.kind, r.config),
             "device": str(r.config.get("device", "")), "node": r.host or "", "sweep": str(r.sweep_id or ""),
             "created": pd.Timestamp(r.created, unit="s").floor("s"),
-            "progress": progress(r), "error": r.error or "",
+            "progress": progress(r), "error": r.error or "", "watched": r.watched_seconds > 0,
         }
         mine = {h.key for h in workloads.get(r.kind).headlines}
         for title, h in columns.items():
@@ -210,6 +225,10 @@ def comparison_sentence(runs: list[Run]) -> str | None:
     ratio = f"{fast / slow:,.0f}x" if fast / slow >= 10 else f"{fast / slow:,.2g}x"
     sentence = (f"{fast_run.label} ran {ratio} the {rate.label} of {slow_run.label} "
                 f"({fmt.number(fast)} against {fmt.number(slow)}).")
+    watched = {r.id: r for r in (fast_run, slow_run) if r.watched_seconds > 0}
+    if watched:
+        sentence += (f" Watched live while it ran, so its speed may read low: "
+                     f"{', '.join(f'run {i}' for i in watched)}.")
     apart_from_style = [{k: v for k, v in r.config.items() if k != "exec_mode"} for r in done]
     times = [r.summary.get("train_seconds") for r in done]
     if all(c == apart_from_style[0] for c in apart_from_style) and all(times):
@@ -227,6 +246,8 @@ def summary_table(runs: list[Run]) -> pd.DataFrame:
     for r in runs:
         row = {"run": f"{r.id}: {r.label}", "status": r.status, "verdict": verdict_word(r)}
         for h in workloads.get(r.kind).headlines:
-            row[h.label] = fmt.headline(h, workloads.headline_value(r.summary, h))
+            text = fmt.headline(h, workloads.headline_value(r.summary, h))
+            row[h.label] = text + WATCHED_MARK if h.timed and r.watched_seconds > 0 and text != "–" else text
+        row["watched live"] = fmt.seconds(r.watched_seconds) if r.watched_seconds > 0 else "no"
         rows.append(row)
     return pd.DataFrame(rows).fillna("")

@@ -336,9 +336,9 @@ def _execute(run_id: int, kind: str, config: dict[str, Any], service: Any) -> di
     # Before TensorFlow starts in this process (it starts here: max_calls=1 gives every run a fresh worker).
     # Ray already fixes CUDA_VISIBLE_DEVICES for a task that asked for GPUs; a CPU run hides them.
     prepare_process(",".join(workloads.devices_of(cfg)), Path(tempfile.gettempdir()) / "rlcore")
-    # TensorFlow would use every core of the node for each run; a task uses the CPUs it was given, so two runs
-    # sharing a machine do not fight over the same cores.
-    cpus = max(1, round(ray.get_runtime_context().get_assigned_resources().get("CPU", 1)))
+    # TensorFlow would use every core of the node for each run; a task uses the threads its run asks for, or the
+    # CPUs it was given, so two runs sharing a machine do not fight over the same cores.
+    cpus = workloads.threads_of(cfg) or max(1, round(ray.get_runtime_context().get_assigned_resources().get("CPU", 1)))
     import tensorflow as tf
 
     tf.config.threading.set_intra_op_parallelism_threads(cpus)

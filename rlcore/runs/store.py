@@ -113,11 +113,30 @@ MIGRATIONS.append("""
     ALTER TABLE runs ADD COLUMN sweep_id INTEGER REFERENCES sweeps(id);
     CREATE INDEX runs_by_sweep ON runs(sweep_id);
 """)
+# Watching: how long a live view of a run was open while it ran, and its fastest refresh (watching costs the run
+# throughput on a small machine, so its numbers say so).
+MIGRATIONS.append("""
+    ALTER TABLE runs ADD COLUMN watched_seconds REAL NOT NULL DEFAULT 0;
+    ALTER TABLE runs ADD COLUMN watched_until REAL;
+    ALTER TABLE runs ADD COLUMN watch_refresh REAL;
+""")
+
+
+def _migrate_v7_threads(db: sqlite3.Connection) -> None:
+    """DQN and HJB runs made before the threads setting ran with TensorFlow's default (threads 0); their
+    configs say so, rather than taking today's default of one thread."""
+    for run_id, text in db.execute("SELECT id, config FROM runs WHERE kind IN ('dqn', 'hjb')").fetchall():
+        config = json.loads(text)
+        config.setdefault("threads", 0)
+        db.execute("UPDATE runs SET config = ? WHERE id = ?", (json.dumps(config), run_id))
+
+
+MIGRATIONS.append(_migrate_v7_threads)
 
 
 class StoreError(RuntimeError):
     """The store cannot do what was asked; the message is one sentence. ``kind`` is read-only, full, damaged,
-    missing, busy or other."""
+    missing, busy, newer, forbidden or other."""
 
     def __init__(self, message: str, kind: str = "other") -> None:
         super().__init__(message)
@@ -195,6 +214,8 @@ class Run:
     executor: str = "local"
     host: str | None = None
     sweep_id: int | None = None
+    watched_seconds: float = 0.0  # how long a live view was open while it ran (0: nobody watched)
+    watch_refresh: float | None = None  # the fastest refresh period of those views, seconds
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -323,6 +344,10 @@ class Store:
             db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
             row = db.execute("SELECT version FROM schema_version").fetchone()
             version = row[0] if row else 0
+            if version > len(MIGRATIONS):  # never "upgrade" it down: a newer lab's columns would be made twice
+                raise StoreError(f"The run store at {self.path} was written by a newer version of the lab (store "
+                                 f"version {version}, this one knows {len(MIGRATIONS)}); update this checkout or "
+                                 "point RLCORE_HOME at another directory.", "newer")
             for step in MIGRATIONS[version:]:
                 if callable(step):
                     step(db)
@@ -393,6 +418,19 @@ class Store:
 
     def set_notes(self, run_id: int, notes: str) -> None:
         self._update(run_id, "notes", check_text(notes, "notes", NOTES_MAX, multiline=True))
+
+    def note_watched(self, run_id: int, refresh: float, now: float | None = None) -> None:
+        """A live view of a running run drew: the time since any view's previous draw (at most one refresh period,
+        never before the run started) counts as watched. Any viewer counts, the look costs the run all the same;
+        views open at once count once."""
+        now = time.time() if now is None else now
+        with self._connect() as db:
+            db.execute(
+                "UPDATE runs SET watched_seconds = watched_seconds + "
+                "MAX(0, ? - MAX(COALESCE(watched_until, 0), ? - ?, COALESCE(started, 0))), "
+                "watched_until = MAX(COALESCE(watched_until, 0), ?), "
+                "watch_refresh = MIN(COALESCE(watch_refresh, ?), ?) WHERE id = ? AND status = 'running'",
+                (now, now, refresh, now, refresh, refresh, run_id))
 
     def _update(self, run_id: int, column: str, value: Any) -> None:
         self._writable()

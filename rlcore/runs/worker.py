@@ -160,7 +160,7 @@ def _run_one(store: Store, run_id: int) -> None:
     env = dict(os.environ) | {"RLCORE_HOME": str(store.home.resolve())}
     try:
         cfg = workloads.get(run.kind).make_config(run.config)
-        prepare_process(",".join(workloads.devices_of(cfg)), store.home.resolve(), env)
+        prepare_process(",".join(workloads.devices_of(cfg)), store.home.resolve(), env, workloads.threads_of(cfg))
         run_dir = store.run_dir(run_id)
         run_dir.mkdir(parents=True, exist_ok=True)
         with open(run_dir / "worker.log", "ab") as log:
@@ -208,7 +208,7 @@ def run_worker(run_id: int, store: Store | None = None) -> int:
     workload = workloads.get(run.kind)
     cfg = workload.make_config(run.config)
     # Before TensorFlow starts in this process: it reads the device and the XLA cache setting only then.
-    prepare_process(",".join(workloads.devices_of(cfg)), store.home)
+    prepare_process(",".join(workloads.devices_of(cfg)), store.home, threads=workloads.threads_of(cfg))
     execute(store, run_id, workload, cfg)
     return 0
 

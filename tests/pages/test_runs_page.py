@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from pagetest import open_page
+from pagetest import open_page, shown
 
 from rlcore.runs.store import Store
 
@@ -70,3 +70,21 @@ def test_delete_refuses_a_live_run_before_asking_and_deletes_finished_ones_after
     at.button(key="confirm_delete_yes").click().run()
     assert not at.exception
     assert sorted(r.id for r in store.list_runs()) == [ids[2], live]
+
+
+def test_a_comparison_marks_the_throughput_of_a_watched_run(store):
+    ids = []
+    for label, speed in (("watched", 80.0), ("alone", 100.0)):
+        run_id = store.create_run("dqn", {}, label=label)
+        store.finish(run_id, "done", summary={"win_rate": 0.9, "steps_per_second": speed, "train_seconds": 1.0})
+        ids.append(run_id)
+    with store._connect() as db:  # the first had a live view open for 4 s of its run
+        db.execute("UPDATE runs SET watched_seconds = 4.0, watch_refresh = 1.0 WHERE id = ?", (ids[0],))
+    at = runs_page({"runs": f"{ids[0]},{ids[1]}"})
+    assert not at.exception
+    table = next(t.value for t in at.dataframe if "watched live" in t.value.columns)
+    assert list(table["watched live"]) == ["4.0 s", "no"]
+    assert list(table["env steps/s"]) == ["80 steps/s (watched)", "100 steps/s"]
+    assert list(table["win rate"]) == ["90.0%", "90.0%"]  # not a speed: watching does not distort it
+    assert any(f"Watched live while it ran, so its speed may read low: run {ids[0]}." in shown(m)
+               for m in at.markdown)

@@ -146,3 +146,28 @@ def test_a_live_run_shows_phase_progress_and_time_left_and_cancel_is_immediate(s
     at.button(key=f"cancel_{run_id}").click().run()
     assert store.get_run(run_id).cancel_requested and not at.exception
     assert "cancel requested" in at.get("progress")[0].proto.text
+
+
+def test_a_watched_live_run_is_marked_in_the_store_and_its_finished_view_says_so(store):
+    import os
+    import time
+
+    run_id = store.create_run("dqn", {"epochs": 300}, label="watched")
+    assert store.mark_running(run_id, os.getpid(), {"cpu": "test"})
+    with store._connect() as db:
+        db.execute("UPDATE runs SET started = ? WHERE id = ?", (time.time() - 30, run_id))
+    store.report(run_id, [(100, 1.0, report.LOSS, 0.5)], progress=0.4, phase="training")
+    page("dqn", {"run": str(run_id), "refresh": "paused"})
+    assert store.get_run(run_id).watched_seconds == 0  # a paused view does not watch
+    at = page("dqn", {"run": str(run_id), "refresh": "1s"})
+    assert not at.exception
+    run = store.get_run(run_id)
+    assert run.watched_seconds == pytest.approx(1.0, abs=0.2) and run.watch_refresh == 1.0  # one draw: one period
+
+    store.finish(run_id, "done", summary={"win_rate": 0.9, "steps_per_second": 250.0, "train_seconds": 30.0})
+    at = page("dqn", {"run": str(run_id)})
+    assert [m.label for m in at.metric] == ["win rate", "env steps/s (watched)", "training time (watched)"]
+    (caption,) = [c.value for c in at.caption if "live view" in c.value]
+    assert re.search(r"A live view was open for 1\.\d s of its 3\d\.\d s while it ran, refreshing every 1 s",
+                     caption)
+    assert store.get_run(run_id).watched_seconds == run.watched_seconds  # a finished run's view watches nothing

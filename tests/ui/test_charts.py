@@ -31,6 +31,13 @@ def test_ema_matches_tensorboards_debiased_formula():
     out = charts.ema(values, 0.5)
     assert out.tolist() == pytest.approx([1.0, 1 / 3, 1 / 7])
     assert charts.ema(values, 0.0) is values
+    noisy = pd.Series(np.random.default_rng(0).normal(size=500))
+    last = weight = 0.0
+    expected = []
+    for v in noisy:  # the formula as TensorBoard writes it
+        last, weight = 0.9 * last + 0.1 * v, 0.9 * weight + 0.1
+        expected.append(last / weight)
+    assert charts.ema(noisy, 0.9).tolist() == pytest.approx(expected)
 
 
 def test_unknown_x_axis_is_refused():

@@ -31,6 +31,8 @@ def test_a_version_1_store_is_upgraded_in_place_and_keeps_its_runs(tmp_path):
     store = Store(tmp_path)
     assert store.schema_version == len(MIGRATIONS) > 1
     assert [r.id for r in store.list_runs()] == [1]
+    assert store.get_run(1).config["threads"] == 0  # it ran with TensorFlow's default threads, not today's one
+    assert store.get_run(store.create_run("dqn", {})).config["threads"] == 1
     with sqlite3.connect(store.path) as db:
         plan = db.execute("EXPLAIN QUERY PLAN SELECT * FROM metrics WHERE run_id = 1 AND rowid > 5").fetchall()
     assert "metrics_by_run_rowid" in str(plan) and "rowid>?" in str(plan)
@@ -98,3 +100,38 @@ def test_cancelling_a_queued_run_is_immediate(store):
     run_id = store.create_run("dqn", {})
     store.request_cancel(run_id)
     assert store.get_run(run_id).status == "cancelled"
+
+
+def test_watching_counts_the_time_any_live_view_was_open_while_the_run_ran_once(store):
+    import os
+
+    run_id = store.create_run("dqn", {})
+    store.note_watched(run_id, 1.0, now=10.0)  # queued: not yet running, nothing to distort
+    assert store.get_run(run_id).watched_seconds == 0
+    store.mark_running(run_id, os.getpid(), {})
+    t0 = store.get_run(run_id).started
+    for tick in range(1, 11):  # a view at 1 s for 10 s ...
+        store.note_watched(run_id, 1.0, now=t0 + tick)
+    for tick in range(2, 11, 2):  # ... and a second one at 5 s meanwhile: counted once
+        store.note_watched(run_id, 5.0, now=t0 + tick + 0.5)
+    store.note_watched(run_id, 5.0, now=t0 + 40)  # a view opened again after 29 s with none: 5 s more
+    run = store.get_run(run_id)
+    assert run.watched_seconds == pytest.approx(10.5 + 5.0) and run.watch_refresh == 1.0
+    store.finish(run_id, "done", summary={})
+    store.note_watched(run_id, 1.0, now=t0 + 60)  # ended: a view of the result costs it nothing
+    assert store.get_run(run_id).watched_seconds == pytest.approx(15.5)
+    unwatched = store.create_run("dqn", {})
+    assert (store.get_run(unwatched).watched_seconds, store.get_run(unwatched).watch_refresh) == (0.0, None)
+
+
+def test_a_store_from_a_newer_lab_is_refused_in_one_sentence_and_left_as_it_is(tmp_path):
+    from rlcore.runs.store import StoreError
+
+    Store(tmp_path)
+    with sqlite3.connect(tmp_path / "runs.sqlite") as db:
+        db.execute("UPDATE schema_version SET version = ?", (len(MIGRATIONS) + 1,))
+    with pytest.raises(StoreError, match=r"was written by a newer version of the lab \(store version") as e:
+        Store(tmp_path)
+    assert e.value.kind == "newer"
+    with sqlite3.connect(tmp_path / "runs.sqlite") as db:
+        assert db.execute("SELECT version FROM schema_version").fetchone()[0] == len(MIGRATIONS) + 1

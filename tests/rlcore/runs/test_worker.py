@@ -59,7 +59,7 @@ def test_kill_9_mid_run_fails_as_worker_died_and_the_queue_goes_on(store):
 def test_queued_runs_all_finish_one_at_a_time_in_order_even_those_queued_while_it_works(store):
     first = store.create_run("dqn", TINY_DQN)
     launch(store, first)
-    later = [store.create_run("dqn", TINY_DQN | {"seed": i}) for i in (1, 2)]  # queued meanwhile
+    later = [store.create_run("dqn", TINY_DQN | {"seed": i, "threads": 2 * i}) for i in (1, 2)]  # queued meanwhile
     launch(store, later[0])  # a second launch finds the runner alive; the third run has no launch of its own
     ids = [first, *later]
     runs = [wait_final(store, run_id, timeout=240) for run_id in ids]
@@ -70,6 +70,9 @@ def test_queued_runs_all_finish_one_at_a_time_in_order_even_those_queued_while_i
         assert end <= start  # never two running at the same time
     assert all(r.summary["games"] == TINY_DQN["epochs"] for r in runs)
     assert all(r.environment and r.environment["tensorflow"].startswith("2.") for r in runs)
+    # Each run's process gave TensorFlow the threads it asked for (the default one; 2 and 4 for the others).
+    assert [(r.environment["intra_op_threads"], r.environment["inter_op_threads"]) for r in runs] == [
+        (1, 1), (2, 2), (4, 4)]
     assert (store.run_dir(ids[0]) / "model.keras").exists() and (store.run_dir(ids[0]) / "replays.json").exists()
 
 
