@@ -6,7 +6,7 @@ Runs alternate (unwatched, watched 1 s, watched 5 s, ...) on one seed and one st
 throughput the worker reports, and the share of a core the Streamlit server and the browser used meanwhile
 (from /proc: their CPU seconds over the run's wall time).
 
-    .venv/bin/python benchmarks/live_view_cost.py --repeats 3 --json benchmarks/results/live_view_cost.json
+    .venv/bin/python benchmarks/live_view_cost.py --repeats 3 --json docs/measurements/live_view_cost.json
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def one_run(store: Store, kind: str, cfg, label: str, port: int, watch=None) -> 
     run = store.get_run(run_id)
     if run.status != "done":
         raise RuntimeError(f"run {run_id} ended {run.status}: {run.error}")
-    return {"id": run_id, "label": label, **shares, **run.summary}
+    return {"id": run_id, "label": label, **shares, "steps_per_second": run.summary["steps_per_second"]}
 
 
 WORKLOADS = {

@@ -39,7 +39,7 @@ def through_worker(epochs: int, seed: int) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(tmp)
         run_id = store.create_run("dqn", {"epochs": epochs, "seed": seed, "eval_every": 0})
-        launch(store, run_id).wait()
+        launch(store, run_id)  # the queue runner starts its worker; the store says when it ends
         run = store.get_run(run_id)
         while run.status in ACTIVE:
             time.sleep(0.2)

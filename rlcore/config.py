@@ -226,7 +226,8 @@ class DQNConfig:
                            choices=EXEC_MODES, flag="exec", group="Execution")
     device: str = param("cpu", "Device: cpu or gpu (gpu fails clearly when TensorFlow sees none).",
                         choices=DEVICES, group="Execution")
-    threads: int = param(1, THREADS_HELP, lo=0, hi=1024, advanced=True, group="Execution")
+    # Turbo's 512 games at once keep TensorFlow's default (one thread per core): its ops are large enough to share.
+    threads: int = param(1, THREADS_HELP, lo=0, hi=1024, advanced=True, styles=BOOK_STYLES, group="Execution")
     seed: int = param(0, "Seed of boards, noise, exploration, sampling and weights.", lo=0, hi=2**31 - 1,
                       group="Execution")
     # Turbo: tuned for the fastest learning per second, not the book's values.

@@ -10,6 +10,7 @@ inherit). Importing this module never imports TensorFlow: train entries import i
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import math
@@ -27,10 +28,12 @@ from rlcore.config import (
     DQNConfig,
     HJBConfig,
     amount_text,
+    applies,
     from_dict,
     percent_text,
     seconds_text,
 )
+from rlcore.config import style_of as style_of_config
 
 
 @dataclass(frozen=True)
@@ -182,8 +185,10 @@ def devices_of(config: Any) -> tuple[str, ...]:
 
 
 def threads_of(config: Any) -> int:
-    """TensorFlow's CPU threads a run asks for; 0 = TensorFlow's default (a config without the setting)."""
-    return int(getattr(config, "threads", 0) or 0)
+    """TensorFlow's CPU threads a run asks for; 0 = TensorFlow's default (a config without the setting, or a
+    style it does not apply to)."""
+    setting = next((f for f in dataclasses.fields(config) if f.name == "threads"), None)
+    return int(config.threads) if setting is not None and applies(setting, style_of_config(config)) else 0
 
 
 def style_of(kind: str, config: Mapping[str, Any]) -> str:

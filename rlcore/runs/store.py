@@ -123,10 +123,12 @@ MIGRATIONS.append("""
 
 
 def _migrate_v7_threads(db: sqlite3.Connection) -> None:
-    """DQN and HJB runs made before the threads setting ran with TensorFlow's default (threads 0); their
-    configs say so, rather than taking today's default of one thread."""
+    """Book-loop DQN and HJB runs made before the threads setting ran with TensorFlow's default (threads 0); their
+    configs say so, rather than taking today's default of one thread (turbo does not have the setting)."""
     for run_id, text in db.execute("SELECT id, config FROM runs WHERE kind IN ('dqn', 'hjb')").fetchall():
         config = json.loads(text)
+        if config.get("exec_mode") == "turbo":
+            continue
         config.setdefault("threads", 0)
         db.execute("UPDATE runs SET config = ? WHERE id = ?", (json.dumps(config), run_id))
 
