@@ -8,6 +8,7 @@ tqdm, the worker to the store, tests to a list.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -90,6 +91,44 @@ class Reporter(Protocol):
         ...
 
     def on_end(self, summary: dict[str, Any]) -> None: ...
+
+
+class BufferedReporter:
+    """Buffers records as metric rows (step, wall seconds, name, value) and sends them with the progress and phase
+    at most every ``flush_seconds`` (at once when the phase changes); what a send answers, whether a cancel was
+    asked for, becomes a stop. Subclasses say where the rows go (``send``)."""
+
+    def __init__(self, flush_seconds: float = 0.5) -> None:
+        self.flush_seconds = flush_seconds
+        self.rows: list[tuple[int, float, str, float]] = []
+        self.progress: float | None = None
+        self.phase: str | None = None
+        self.last_flush = 0.0
+        self.cancelled = False
+
+    def send(self, rows: list[tuple[int, float, str, float]], progress: float | None, phase: str | None) -> bool:
+        """Deliver the rows; True when the run was asked to stop."""
+        raise NotImplementedError
+
+    def on_start(self, info: RunInfo) -> None:
+        pass
+
+    def on_record(self, record: Record) -> bool:
+        self.rows.extend((record.step, record.wall_seconds, k, float(v)) for k, v in record.metrics.items())
+        self.progress = record.progress
+        if record.phase:
+            self.phase = record.phase
+        if record.phase or time.monotonic() - self.last_flush >= self.flush_seconds:
+            self.flush()
+        return not self.cancelled
+
+    def on_end(self, summary: dict[str, Any]) -> None:
+        self.flush()
+
+    def flush(self) -> None:
+        rows, self.rows = self.rows, []
+        self.cancelled = self.send(rows, self.progress, self.phase) or self.cancelled
+        self.last_flush = time.monotonic()
 
 
 class NullReporter:

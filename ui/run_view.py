@@ -179,9 +179,9 @@ def _finished(store: Store, run: Run, metrics: pd.DataFrame, page_kind: str | No
     if run.summary:
         columns = st.columns(len(workload.headlines))
         for box, h in zip(columns, workload.headlines, strict=True):
-            marked = watched is not None and h.timed
-            box.metric(h.label + (views.WATCHED_MARK if marked else ""),
-                       fmt.headline(h, workloads.headline_value(run.summary, h)), help=watched if marked else None)
+            mark = views.watched_mark(run, h)
+            box.metric(h.label + mark, fmt.headline(h, workloads.headline_value(run.summary, h)),
+                       help=watched if mark else None)
     if watched:
         st.caption(f":material/visibility: {watched}")
     special = extras.of(run.kind).finished

@@ -79,6 +79,11 @@ DETAIL_COLUMNS = ["preset", "style", "device", "node", "sweep", "watched", "crea
 WATCHED_MARK = " (watched)"
 
 
+def watched_mark(run: Run, headline: workloads.Headline) -> str:
+    """" (watched)" after a speed or a time of a run that had a live view open while it ran, else nothing."""
+    return WATCHED_MARK if headline.timed and run.watched_seconds > 0 else ""
+
+
 def watched_text(run: Run, now: float | None = None) -> str | None:
     """How long a live view was open while the run ran, or None when nobody watched it."""
     if run.watched_seconds <= 0:
@@ -225,7 +230,7 @@ def comparison_sentence(runs: list[Run]) -> str | None:
     ratio = f"{fast / slow:,.0f}x" if fast / slow >= 10 else f"{fast / slow:,.2g}x"
     sentence = (f"{fast_run.label} ran {ratio} the {rate.label} of {slow_run.label} "
                 f"({fmt.number(fast)} against {fmt.number(slow)}).")
-    watched = {r.id: r for r in (fast_run, slow_run) if r.watched_seconds > 0}
+    watched = dict.fromkeys(r.id for r in (fast_run, slow_run) if r.watched_seconds > 0)
     if watched:
         sentence += (f" Watched live while it ran, so its speed may read low: "
                      f"{', '.join(f'run {i}' for i in watched)}.")
@@ -247,7 +252,7 @@ def summary_table(runs: list[Run]) -> pd.DataFrame:
         row = {"run": f"{r.id}: {r.label}", "status": r.status, "verdict": verdict_word(r)}
         for h in workloads.get(r.kind).headlines:
             text = fmt.headline(h, workloads.headline_value(r.summary, h))
-            row[h.label] = text + WATCHED_MARK if h.timed and r.watched_seconds > 0 and text != "–" else text
+            row[h.label] = text + watched_mark(r, h) if text != "–" else text
         row["watched live"] = fmt.seconds(r.watched_seconds) if r.watched_seconds > 0 else "no"
         rows.append(row)
     return pd.DataFrame(rows).fillna("")

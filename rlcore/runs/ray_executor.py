@@ -282,38 +282,16 @@ class Service:
 # ---------------------------------------------------------------- the task
 
 
-class ServiceReporter:
-    """The task's Reporter: metric rows to the service every ~0.5 s (and at once when the phase changes); the
-    reply says whether to stop."""
+class ServiceReporter(report.BufferedReporter):
+    """The task's Reporter: metric rows to the service (the store's only writer on the head); the reply says
+    whether to stop."""
 
     def __init__(self, ray: Any, service: Any, run_id: int) -> None:
+        super().__init__(REPORT_SECONDS)
         self.ray, self.service, self.run_id = ray, service, run_id
-        self.rows: list[tuple[int, float, str, float]] = []
-        self.progress: float | None = None
-        self.phase: str | None = None
-        self.last = 0.0
-        self.cancelled = False
 
-    def on_start(self, info: report.RunInfo) -> None:
-        pass
-
-    def on_record(self, record: report.Record) -> bool:
-        self.rows.extend((record.step, record.wall_seconds, k, float(v)) for k, v in record.metrics.items())
-        self.progress = record.progress
-        if record.phase:
-            self.phase = record.phase
-        if record.phase or time.monotonic() - self.last >= REPORT_SECONDS:
-            self.flush()
-        return not self.cancelled
-
-    def on_end(self, summary: dict[str, Any]) -> None:
-        self.flush()
-
-    def flush(self) -> None:
-        rows, self.rows = self.rows, []
-        reply = self.service.report.remote(self.run_id, rows, self.progress, self.phase)
-        self.cancelled = self.ray.get(reply, timeout=60) or self.cancelled
-        self.last = time.monotonic()
+    def send(self, rows: list[tuple[int, float, str, float]], progress: float | None, phase: str | None) -> bool:
+        return self.ray.get(self.service.report.remote(self.run_id, rows, progress, phase), timeout=60)
 
 
 def _node(ray: Any) -> dict[str, Any]:

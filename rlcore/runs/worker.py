@@ -34,38 +34,18 @@ CANCEL_GRACE_SECONDS = 10.0  # a cancelled run whose loop has not stopped by the
 LAUNCH_FAILED = "its worker could not start"
 
 
-class StoreReporter:
-    """Buffers records as metric rows and flushes them with the progress and phase at most every
-    ``flush_seconds`` (at once when the phase changes); a cancel flag in the store becomes a stop."""
+class StoreReporter(report.BufferedReporter):
+    """The worker's Reporter: metric rows straight into the store; a cancel flag there becomes a stop."""
 
     def __init__(self, store: Store, run_id: int, flush_seconds: float = FLUSH_SECONDS) -> None:
-        self.store, self.run_id, self.flush_seconds = store, run_id, flush_seconds
-        self.rows: list[tuple[int, float, str, float]] = []
-        self.progress: float | None = None
-        self.phase: str | None = None
-        self.last_flush = 0.0
-        self.cancelled = False
+        super().__init__(flush_seconds)
+        self.store, self.run_id = store, run_id
 
     def on_start(self, info: report.RunInfo) -> None:
         self.cancelled = self.store.heartbeat(self.run_id) or self.cancelled
 
-    def on_record(self, record: report.Record) -> bool:
-        self.rows.extend((record.step, record.wall_seconds, k, float(v)) for k, v in record.metrics.items())
-        self.progress = record.progress
-        if record.phase:
-            self.phase = record.phase
-        if record.phase or time.monotonic() - self.last_flush >= self.flush_seconds:
-            self.flush()
-        return not self.cancelled
-
-    def on_end(self, summary: dict[str, Any]) -> None:
-        self.flush()
-
-    def flush(self) -> None:
-        rows, self.rows = self.rows, []
-        self.cancelled = self.store.report(self.run_id, rows, progress=self.progress, phase=self.phase) \
-            or self.cancelled
-        self.last_flush = time.monotonic()
+    def send(self, rows: list[tuple[int, float, str, float]], progress: float | None, phase: str | None) -> bool:
+        return self.store.report(self.run_id, rows, progress=progress, phase=phase)
 
 
 class Heartbeat:

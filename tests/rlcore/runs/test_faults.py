@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from runwait import wait_final
 
 from rlcore.runs import store as store_module
 from rlcore.runs.store import NEVER_STARTED, Store, StoreError
@@ -29,16 +30,6 @@ def one_sentence(proc: subprocess.CompletedProcess, start: str) -> None:
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2 and len(lines) == 1 and lines[0].startswith(start), proc.stderr
     assert "Traceback" not in proc.stderr
-
-
-def wait_final(store: Store, run_id: int, timeout: float = 120.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        run = store.get_run(run_id)
-        if not run.live:
-            return run
-        time.sleep(0.2)
-    raise AssertionError(f"run {run_id} did not end within {timeout} s")
 
 
 # ---------------------------------------------------------------- healthy but silent runs

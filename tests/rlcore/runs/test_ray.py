@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from runwait import wait_final, wait_for, wait_training
 
 ray = pytest.importorskip("ray", reason="the cluster extra (requirements-cluster.txt) is not installed")
 
@@ -61,26 +62,6 @@ def queue(store, kind, config, **kwargs):
     return run_id
 
 
-def wait_for(predicate, timeout, what):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.3)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def final(store, run_id, timeout=120):
-    return wait_for(lambda: (r := store.get_run(run_id)) and not r.live and r, timeout, f"run {run_id} to end")
-
-
-def running_with_metrics(store, run_id, timeout=90):
-    wait_for(lambda: store.get_run(run_id).status == "running" and store.metric_count(run_id) > 0, timeout,
-             f"run {run_id} to report")
-    return store.get_run(run_id)
-
-
 def test_runs_of_every_kind_end_done_spread_over_both_nodes_one_at_a_time_per_node(cluster):
     _, nodes, store = cluster
     ids = [queue(store, "dqn", TINY | {"seed": 1}), queue(store, "hjb", {"steps": 200, "steps_per_call": 100,
@@ -90,7 +71,7 @@ def test_runs_of_every_kind_end_done_spread_over_both_nodes_one_at_a_time_per_no
            queue(store, "dqn", {"exec_mode": "turbo", "train_seconds": 0.2, "turbo_games": 32, "turbo_batch": 32,
                                 "turbo_memory": 2048, "test_games": 20}),
            queue(store, "dqn", TINY | {"seed": 2, "exec_mode": "eager"}), queue(store, "hjb", {"steps": 100})]
-    runs = [final(store, run_id, timeout=240) for run_id in ids]
+    runs = [wait_final(store, run_id, timeout=240) for run_id in ids]
     assert [r.status for r in runs] == ["done"] * 6, [r.error for r in runs]
     assert all(store.metric_count(r.id) > 0 and r.summary for r in runs)
     assert (store.run_dir(ids[0]) / "model.keras").stat().st_size > 0  # files come back from the node as bytes
@@ -110,7 +91,7 @@ def test_cancel_while_queued_and_while_running(cluster):
     busy = [queue(store, "dqn", LONG | {"seed": s}) for s in (3, 4)]  # both nodes busy
     waiting = queue(store, "dqn", LONG | {"seed": 5})
     for run_id in busy:
-        running_with_metrics(store, run_id)
+        wait_training(store, run_id)
     store.request_cancel(waiting)
     assert store.get_run(waiting).status == "cancelled"  # at once: it never held a node
     t = time.monotonic()
@@ -126,9 +107,9 @@ def test_cancel_while_queued_and_while_running(cluster):
 def test_a_killed_worker_is_worker_died(cluster):
     _, _, store = cluster
     run_id = queue(store, "dqn", LONG | {"seed": 6})
-    run = running_with_metrics(store, run_id)
+    run = wait_training(store, run_id)
     os.kill(run.environment["node"]["pid"], signal.SIGKILL)
-    dead = final(store, run_id, timeout=60)
+    dead = wait_final(store, run_id, timeout=60)
     assert (dead.status, dead.error) == ("failed", "worker died")
     assert store.metric_count(run_id) > 0 and store.integrity_check() == "ok"
 
@@ -139,7 +120,7 @@ def test_a_gpu_run_on_a_cluster_without_a_gpu_says_why_it_waits_then_fails_clear
     executor.submit(store, [run_id])
     phase = wait_for(lambda: store.get_run(run_id).phase, 30, "a waiting sentence")
     assert phase.startswith("waiting: no node offers 1 GPU; it fails after 6 s")
-    failed = final(store, run_id, timeout=60)
+    failed = wait_final(store, run_id, timeout=60)
     assert failed.status == "failed"
     assert failed.error == "no node of the cluster can run it: it needs 1 GPU and none of the 2 nodes offers that"
 
@@ -153,7 +134,7 @@ def test_the_dashboard_can_restart_while_runs_go_on_and_its_view_catches_up(clus
                           timeout=120)  # a dashboard process that queues a run, then is gone
     assert done.returncode == 0, done.stderr
     run_id = int(done.stdout.strip().splitlines()[-1])
-    assert final(store, run_id, timeout=180).status == "done"  # the service on the head carried it on
+    assert wait_final(store, run_id, timeout=180).status == "done"  # the service on the head carried it on
 
     from pagetest import CARD, open_page
 
@@ -170,7 +151,7 @@ def test_a_sweep_runs_its_members_on_the_cluster(cluster):
     _, _, store = cluster
     sweep_id, ids = sweeps.create(store, "dqn", TINY, search.Space(grid={"batch_size": [16, 32]}, seeds=[0, 1]),
                                   engine="ray")
-    runs = [final(store, run_id, timeout=240) for run_id in ids]
+    runs = [wait_final(store, run_id, timeout=240) for run_id in ids]
     assert [r.status for r in runs] == ["done"] * 4 and {r.executor for r in runs} == {"ray"}
     assert len({r.environment["node"]["node_id"] for r in runs}) == 2
     assert all(r.done == 2 for r in sweeps.results(store, store.get_sweep(sweep_id)))
@@ -179,9 +160,9 @@ def test_a_sweep_runs_its_members_on_the_cluster(cluster):
 def test_a_lost_node_is_node_died_with_the_node(cluster):
     started, nodes, store = cluster
     run_id = queue(store, "dqn", LONG | {"seed": 7})
-    run = running_with_metrics(store, run_id)
+    run = wait_training(store, run_id)
     node = next(n for n in nodes if n.node_id == run.environment["node"]["node_id"])
     started.remove_node(node, allow_graceful=False)
-    lost = final(store, run_id, timeout=90)
+    lost = wait_final(store, run_id, timeout=90)
     assert lost.status == "failed" and lost.error.startswith(f"node died: {run.host} ({node.node_id[:12]})")
     assert store.integrity_check() == "ok"

@@ -9,32 +9,13 @@ import sys
 import time
 
 import pytest
+from runwait import wait_final, wait_training
 
-from rlcore.runs.store import ACTIVE, WORKER_DIED, Store
+from rlcore.runs.store import WORKER_DIED, Store
 from rlcore.runs.worker import cancel, launch
 
 TINY_DQN = {"epochs": 6, "memory_size": 100, "batch_size": 16, "test_games": 20, "hidden1": 16, "hidden2": 8}
 LONG_DQN = {"epochs": 100_000, "test_games": 20, "eval_every": 0}
-
-
-def wait_for(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def wait_final(store, run_id, timeout=120.0):
-    return wait_for(lambda: (r := store.get_run(run_id)) and r.status not in ACTIVE and r, timeout,
-                    f"run {run_id} to end")
-
-
-def wait_training(store, run_id, timeout=90.0):
-    wait_for(lambda: store.get_run(run_id).status == "running" and store.metric_count(run_id) > 0, timeout,
-             f"run {run_id} to report metrics")
 
 
 @pytest.fixture
