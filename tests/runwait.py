@@ -19,7 +19,7 @@ def wait_final(store, run_id: int, timeout: float = 120.0):
     return wait_for(lambda: (r := store.get_run(run_id)) and not r.live and r, timeout, f"run {run_id} to end")
 
 
-def wait_training(store, run_id: int, timeout: float = 90.0) -> None:
-    """Until the run is running and has written metrics."""
-    wait_for(lambda: store.get_run(run_id).status == "running" and store.metric_count(run_id) > 0, timeout,
-             f"run {run_id} to report metrics")
+def wait_training(store, run_id: int, timeout: float = 90.0):
+    """The run once it is running and has written metrics."""
+    return wait_for(lambda: (r := store.get_run(run_id)).status == "running" and store.metric_count(run_id) > 0
+                    and r, timeout, f"run {run_id} to report metrics")
