@@ -1,12 +1,14 @@
 """What watching costs: the same run through the worker with nobody watching, and with its live view open in
-Chromium on the same machine, refreshing every 1 s (the default) or every 5 s.
+Chromium on the same machine, refreshing every 1 s, 2 s (the default) or 5 s.
 
 Two workloads: the 600-game book DQN (graph style) and an HJB run (graph, K=100 steps per compiled call).
-Runs alternate (unwatched, watched 1 s, watched 5 s, ...) on one seed and one store; the table compares the
-throughput the worker reports, and the share of a core the Streamlit server and the browser used meanwhile
-(from /proc: their CPU seconds over the run's wall time).
+Runs alternate (unwatched, watched 1 s, watched 2 s, watched 5 s, ...) on one seed and one store; the table
+compares the throughput the worker reports, and the share of a core the Streamlit server and the browser used
+meanwhile (from /proc: their CPU seconds over the run's wall time).
 
     .venv/bin/python benchmarks/live_view_cost.py --repeats 3 --json docs/measurements/live_view_cost.json
+    .venv/bin/python benchmarks/live_view_cost.py --workloads hjb --pool docs/measurements/live_view_cost.json
+    .venv/bin/python benchmarks/live_view_cost.py --synthetic 30      # the view alone, no training
 """
 
 from __future__ import annotations
@@ -91,23 +93,36 @@ def measure(name: str, args, store: Store, base: str, context) -> dict:
             return page
         return watch
 
-    kinds = {"unwatched": None, "watched 1s": watcher("1s"), "watched 5s": watcher("5s")}
+    kinds = {"unwatched": None} | {f"watched {r}": watcher(r) for r in args.refreshes.split(",")}
     results: dict[str, list[dict]] = {k: [] for k in kinds}
     for i in range(args.repeats):
         for how, watch in kinds.items():
             results[how].append(one_run(store, kind, cfg, f"{name} {how} {i + 1}", port, watch))
         print(f"{name} repeat {i + 1}: " + ", ".join(f"{k} {v[-1]['steps_per_second']:,.1f}"
                                                      for k, v in results.items()), flush=True)
+    if args.pool:  # an earlier session's runs of the same protocol, counted with these
+        for how, runs in json.loads(args.pool.read_text()).get(name, {}).get("runs", {}).items():
+            if how in results:
+                results[how] = runs + results[how]
+    return {"median": summarise(name, results, unit, args.seed), "runs": results}
+
+
+def summarise(name: str, results: dict[str, list[dict]], unit: str, seed: int) -> dict:
+    """Medians per way of watching; "paired" is the median over repeats of watched / unwatched within the same
+    repeat (runs next to each other in time), which the machine's drift disturbs less than a ratio of medians."""
+    base = results["unwatched"]
     table = {k: {"steps_per_second": statistics.median(r["steps_per_second"] for r in v),
+                 "paired": statistics.median(w["steps_per_second"] / u["steps_per_second"]
+                                             for w, u in zip(v, base, strict=True)),
                  "server_cores": statistics.median(r["server_cores"] for r in v),
                  "browser_cores": statistics.median(r["browser_cores"] for r in v)} for k, v in results.items()}
-    print(f"\n{name}: median of {args.repeats}, seed {args.seed}")
+    print(f"\n{name}: median of {len(base)}, seed {seed}")
     for how, row in table.items():
         each = ", ".join(f"{r['steps_per_second']:,.1f}" for r in results[how])
         print(f"  {how:12} {row['steps_per_second']:10,.1f} {unit}  "
-              f"{row['steps_per_second'] / table['unwatched']['steps_per_second']:6.1%}  "
+              f"{row['steps_per_second'] / table['unwatched']['steps_per_second']:6.1%} (paired {row['paired']:6.1%})  "
               f"server {row['server_cores']:.2f} core, browser {row['browser_cores']:.2f} core   ({each})", flush=True)
-    return {"median": table, "runs": results}
+    return table
 
 
 def synthetic(seconds: float, refresh: str, store: Store, base: str, context, write: bool = True) -> dict:
@@ -130,7 +145,8 @@ def synthetic(seconds: float, refresh: str, store: Store, base: str, context, wr
         rows += [(step, wall, report.PHASE_PREFIX + p, wall / 5) for p in ("env", "act", "replay", "train", "sync")]
         if step % 3000 == 0:
             rows.append((step, wall, report.WIN_RATE, 0.5))
-        store.report(run_id, rows if write else [], progress=min(step / 1_500_000, 1.0))
+        progress = (time.monotonic() - start) / 100 % 1  # the bar moves as a 100 s run's does
+        store.report(run_id, rows if write else [], progress=progress)
         time.sleep(0.5)
     wall_seconds = time.monotonic() - start
     out = {"server_cores": (cpu_seconds(server) - before[0]) / wall_seconds,
@@ -147,16 +163,21 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=600, help="DQN games")
     parser.add_argument("--hjb-steps", type=int, default=200_000, help="HJB training steps")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--refreshes", default="1s,2s,5s", help="comma-separated live refresh periods to watch at")
     parser.add_argument("--synthetic", type=float, metavar="SECONDS",
                         help="instead: the view's own cost over SECONDS, no training (rows arrive as the DQN's do)")
     parser.add_argument("--json", type=Path, help="write the raw results here")
+    parser.add_argument("--pool", type=Path, help="count an earlier --json's runs (same protocol) with these")
     args = parser.parse_args()
 
-    with tempfile.TemporaryDirectory() as tmp, served_app(Path(tmp)) as base, chromium() as browser:
+    # ignore_cleanup_errors: a worker that just ended may still be closing its log as the directory goes.
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp, served_app(Path(tmp)) as base, \
+            chromium() as browser:
         store = Store(tmp)
         context = browser.new_context(viewport={"width": 1400, "height": 2100})
         if args.synthetic:
-            for refresh, write in (("1s", True), ("1s", False), ("5s", True), ("paused", True)):
+            refreshes = args.refreshes.split(",")
+            for refresh, write in [(r, True) for r in refreshes] + [(refreshes[0], False), ("paused", True)]:
                 cost = synthetic(args.synthetic, refresh, store, base, context, write)
                 what = f"watching at {refresh:6} {'' if write else '(no new rows)':13}"
                 print(f"{what}: server {cost['server_cores']:.3f} core, browser {cost['browser_cores']:.3f} core",

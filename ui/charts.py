@@ -1,4 +1,5 @@
 """Plotly figure builders for the dashboard: data in, go.Figure out. Pure (no Streamlit), so tested on their own.
+A single run's live charts are Vega-Lite (ui/vega_charts.py); comparisons, sweeps and the rest are drawn here.
 
 Metrics arrive in the store's long format (run_id, step, wall, name, value). Long series are thinned
 to at most ``MAX_POINTS`` per trace so charts stay responsive on long runs.
@@ -113,18 +114,6 @@ def metric_chart(metrics: pd.DataFrame, name: str, *, labels: Mapping[int, str] 
     fig.update_layout(title=title or fmt.metric_title(name), xaxis=x_axis(rows[x], x),
                       yaxis=y_axis(rows["value"], log_y=log_y, percent=percent), hovermode="x unified",
                       margin=MARGIN, legend={"orientation": "h"}, showlegend=rows["run_id"].nunique() > 1)
-    return fig
-
-
-def phase_chart(phase_seconds: Mapping[str, float], steps: int, title: str = "where the time goes") -> go.Figure:
-    """Seconds spent in each phase of the run, one horizontal bar per phase, with the time per step beside it."""
-    names = list(phase_seconds)
-    secs = [phase_seconds[p] for p in names]
-    text = [f"{fmt.seconds(v)} ({fmt.seconds(v / steps)}/step)" if steps else fmt.seconds(v) for v in secs]
-    fig = go.Figure(go.Bar(x=secs, y=names, orientation="h", text=text, textposition="auto",
-                           hovertemplate="%{y}: %{text}<extra></extra>"))
-    fig.update_layout(title=title, xaxis_title="seconds", margin=MARGIN,
-                      yaxis={"autorange": "reversed"})  # the loop's order, top to bottom
     return fig
 
 

@@ -11,13 +11,20 @@ import streamlit as st
 from rlcore import workloads
 from rlcore.config import ConfigError, parse_id
 from rlcore.runs.store import Run, Store, StoreError
-from ui import access, charts, extras, fmt, forms, router, share, views
+from ui import access, charts, extras, fmt, forms, router, share, vega_charts, views
 
-REFRESH_SECONDS = {"1s": 1.0, "5s": 5.0, "paused": None}
-# While a run lives its status ticks every refresh period, its charts at most this often: Streamlit 1.67 mounts a
-# Plotly chart whose figure changed anew (its element id hashes the figure), which costs the browser, and so the run
-# on a small machine, several times what a status tick does (docs/measurements/live_view_cost.md).
+REFRESH_SECONDS = {"1s": 1.0, "2s": 2.0, "5s": 5.0, "paused": None}
+# Every 2 s by default: watching at 1 s took the HJB run 86% of its unwatched speed on this 2-core machine, at 2 s
+# over 90% (README, "What watching costs"); and a metric still shows within a couple of seconds of its writing.
+DEFAULT_REFRESH = "2s"
+# While a run lives its status ticks every refresh period, its charts at most this often: redrawing a chart whose
+# data changed costs the browser, and so the run on a small machine, several times what a status tick does
+# (docs/measurements/live_view_cost.md).
 CHART_SECONDS = 2.0
+# Streamlit's progress bar eases every change of its value in a CSS transition: at a 1 s refresh the browser then
+# paints frames most of the time, about 0.05 of a core on this machine (a third of what watching cost once the
+# charts were updated in place). A bar that jumps reads as well.
+STILL_PROGRESS = "<style>[data-testid='stProgress'] * { transition: none !important; }</style>"
 HIDDEN_FILES = {"worker.log", ".space-reserve"}
 VERDICT_BOX = {"ok": st.success, "rough": st.warning, "fail": st.error}
 
@@ -60,48 +67,68 @@ def show_run(store: Store, run_id: int, page_kind: str | None = None) -> None:
     if run.live:
         # Watching is not free on a small machine (each redraw costs the browser CPU the run would use; see the
         # README), so the refresh period is the user's choice.
-        refresh = st.radio("live refresh", list(REFRESH_SECONDS), horizontal=True, key="refresh",
-                           bind="query-params", help="How often the view below updates while the run lives.")
+        refresh = st.radio("live refresh", list(REFRESH_SECONDS), list(REFRESH_SECONDS).index(DEFAULT_REFRESH),
+                           horizontal=True, key="refresh", bind="query-params",
+                           help="How often the view below updates while the run lives. On a small machine each "
+                                "update takes CPU from the run: at 1 s its speed reads lower than unwatched.")
         every = REFRESH_SECONDS[refresh]
+        st.html(STILL_PROGRESS)
     _heading(run)
 
-    # Two timers: the status (progress, time left, cancel) every refresh period; the charts at most every
-    # CHART_SECONDS, because a chart that changes is drawn anew by the browser, the costliest part of watching.
-    @st.fragment(run_every=every)
-    def status() -> None:
-        current = store.get_run(run_id)
-        if current is None:
-            st.warning(f"run {run_id} was deleted.")
-            return
-        if current.status != run.status:
-            st.rerun()  # queued -> running, or it ended: a full rerun retitles it (and stops the timers)
-        if every is not None and current.status == "running":
-            with contextlib.suppress(StoreError):  # a read-only store: the run is not ours to mark
-                store.note_watched(run_id, every)
-        if current.error:
-            st.error(fmt.md(current.error, 400))
-        if current.live:
-            st.progress(views.progress(current), text=views.progress_text(current))
-            if (access.is_operator() and not current.cancel_requested
-                    and st.button("Cancel this run", key=f"cancel_{run_id}")
-                    and access.require_operator("cancel a run")):
-                try:
-                    store.request_cancel(run_id)  # the worker stops at its next report, or after a grace period
-                except StoreError as e:
-                    st.error(fmt.md(str(e), 400))
-                else:
-                    st.rerun()
+    if every is not None and every < CHART_SECONDS:
+        # Two timers: the status (progress, time left, cancel) every refresh period, the charts at most every
+        # CHART_SECONDS, because redrawing a changed chart costs the browser several status ticks.
+        @st.fragment(run_every=every)
+        def status() -> None:
+            _status(store, run, every)
 
-    @st.fragment(run_every=None if every is None else max(every, CHART_SECONDS))
-    def live_charts() -> None:
-        current = store.get_run(run_id) if run.live else run
-        if current is not None:
-            _charts(current, live_metrics(store, run_id))
+        @st.fragment(run_every=CHART_SECONDS)
+        def charts_every_few_seconds() -> None:
+            current = store.get_run(run_id)
+            if current is not None:
+                _charts(current, live_metrics(store, run_id))
 
-    status()
-    live_charts()
+        status()
+        charts_every_few_seconds()
+    else:
+        # One timer for both: every rerun costs the browser (Streamlit re-renders the page) even if nothing changed.
+        @st.fragment(run_every=every)
+        def status_and_charts() -> None:
+            current = _status(store, run, every)
+            if current is not None:
+                _charts(current, live_metrics(store, run_id))
+
+        status_and_charts()
     if not run.live:
         _finished(store, run, live_metrics(store, run_id), page_kind)
+
+
+def _status(store: Store, run: Run, every: float | None) -> Run | None:
+    """The live run's status as it is now: its error, progress and Cancel; it counts as watched meanwhile. A full
+    rerun when its status changed (queued -> running, or it ended), which retitles it and stops the timers."""
+    current = store.get_run(run.id)
+    if current is None:
+        st.warning(f"run {run.id} was deleted.")
+        return None
+    if current.status != run.status:
+        st.rerun()
+    if every is not None and current.status == "running":
+        with contextlib.suppress(StoreError):  # a read-only store: the run is not ours to mark
+            store.note_watched(run.id, every)
+    if current.error:
+        st.error(fmt.md(current.error, 400))
+    if current.live:
+        st.progress(views.progress(current), text=views.progress_text(current))
+        if (access.is_operator() and not current.cancel_requested
+                and st.button("Cancel this run", key=f"cancel_{run.id}")
+                and access.require_operator("cancel a run")):
+            try:
+                store.request_cancel(run.id)  # the worker stops at its next report, or after a grace period
+            except StoreError as e:
+                st.error(fmt.md(str(e), 400))
+            else:
+                st.rerun()
+    return current
 
 
 def _heading(run: Run) -> None:
@@ -127,15 +154,14 @@ def _charts(run: Run, metrics: pd.DataFrame) -> None:
     if any(c.smooth and c.metric in present for c in workload.charts):
         smoothing = st.slider("smoothing (EMA)", 0.0, 0.99, 0.6, key=f"smooth_{run.id}",
                               help="TensorBoard's debiased moving average; the raw values stay faint behind it.")
-    figures = _figures(run, metrics, present, smoothing)
     columns = st.columns(2)
-    for drawn, figure in enumerate(figures):
-        columns[drawn % 2].plotly_chart(figure, key=f"chart_{run.id}_{drawn}")
+    for drawn, (data, spec) in enumerate(_figures(run, metrics, present, smoothing)):
+        columns[drawn % 2].vega_lite_chart(data, spec)
 
 
-def _figures(run: Run, metrics: pd.DataFrame, present: set[str], smoothing: float) -> list:
-    """The run's charts. While it lives, a chart whose data did not change since the last tick is sent again as
-    it was, which the browser does not redraw (a changed one it draws anew: see CHART_SECONDS)."""
+def _figures(run: Run, metrics: pd.DataFrame, present: set[str], smoothing: float) -> list[tuple[pd.DataFrame, dict]]:
+    """The run's charts as Vega-Lite data and specs (see ui/vega_charts.py for why not Plotly). While it lives, a
+    chart whose data did not change since the last tick is sent again as it was, not built anew."""
     key = f"_figures_{run.id}"
     cache = st.session_state.get(key) if run.live else None
     old = cache["figures"] if cache and cache["smoothing"] == smoothing else {}
@@ -155,11 +181,11 @@ def _figures(run: Run, metrics: pd.DataFrame, present: set[str], smoothing: floa
             figures[signature] = old[signature]
         elif chart.metric.endswith("/"):
             phases = {n[len(chart.metric):]: _last(rows, n) for n in names}
-            figures[signature] = charts.phase_chart(phases, int(metrics["step"].max()), chart.title)
+            figures[signature] = vega_charts.phase_chart(phases, int(metrics["step"].max()), chart.title)
         else:
-            figures[signature] = charts.metric_chart(rows, chart.metric, labels={run.id: run.label},
-                                                     title=chart.title, smoothing=smoothing if chart.smooth else 0.0,
-                                                     log_y=chart.log_y, percent=chart.percent)
+            figures[signature] = vega_charts.metric_chart(
+                rows, title=chart.title, color=charts.run_color(run.id), smoothing=smoothing if chart.smooth else 0.0,
+                log_y=chart.log_y, percent=chart.percent)
     if run.live:
         st.session_state[key] = {"figures": figures, "smoothing": smoothing}
     return list(figures.values())

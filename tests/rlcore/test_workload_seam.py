@@ -86,12 +86,11 @@ def test_a_toy_workload_runs_through_store_worker_cli_and_pages(toy_store):
     here = rlcore("toy", "--steps", "2", "--quiet")  # the CLI has a command for it too
     assert here.returncode == 0 and "Converged: score 0.75." in here.stdout, here.stderr
 
-    from pagetest import open_page  # the run view and the runs table/comparison, in AppTest
+    from pagetest import open_page, vega_charts  # the run view and the runs table/comparison, in AppTest
 
     view = open_page("runs", {"run": str(first)})
     assert not view.exception
-    titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in view.get("plotly_chart")]
-    assert titles == ["toy loss", "toy score"]
+    assert list(vega_charts(view)) == ["toy loss", "toy score"]
     assert [m.value for m in view.metric] == ["96.9%"] and view.success[0].value.startswith("Converged")
     table = open_page("runs", {"runs": f"{first},{second}"})
     assert not table.exception

@@ -45,9 +45,7 @@ def test_unknown_x_axis_is_refused():
         charts.metric_chart(_metrics(), "train/loss", x="games")
 
 
-def test_phase_and_hjb_charts():
-    fig = charts.phase_chart({"act": 1.0, "train": 3.0}, steps=1000)
-    assert list(fig.data[0].x) == pytest.approx([1.0, 3.0])
+def test_hjb_charts():
     k = np.linspace(0.1, 10, 5)
     assert len(charts.solution_chart(k, k, k, "V").data) == 2
     assert charts.error_over_k_chart(k, k, k).layout.yaxis.type == "log"
