@@ -46,6 +46,8 @@ def metric_chart(rows: pd.DataFrame, *, title: str, color: str, smoothing: float
     axis: dict = {"format": "~%" if percent else "~g" if log_y else "~s"}  # 1.2k, 250k on a linear axis
     if log_y:
         axis["labelExpr"] = DECADES_ONLY
+    elif not percent:
+        axis["labelExpr"] = "datum.value === 0 ? '0' : datum.label"  # Vega gives 0 the other ticks' prefix: "0k"
     y = {"field": "shown", "type": "quantitative", "title": None, "scale": y_scale, "axis": axis}
     layers: list[dict] = []
     if smoothing > 0:
