@@ -19,6 +19,10 @@ from ui import access, fmt, forms, sidebar
 # A local file: a Material or emoji tab icon is fetched from a CDN, which offline machines cannot reach.
 ICON = Path(__file__).resolve().parents[1] / "assets" / "icon.png"
 _run = threading.local()  # each session's script runs in its own thread, one run at a time
+# Streamlit's progress bar eases every change of its value in a CSS transition, and while a live view ticks the
+# browser then paints frames most of the time: 0.08 against 0.03 of a core at a 1 s tick in a scratch app
+# (docs/measurements/live_view_cost.md). A bar that jumps reads as well; off on every page (run and sweep views).
+STILL_PROGRESS = "<style>[data-testid='stProgress'] * { transition: none !important; }</style>"
 
 
 def pages() -> list[st.Page]:
@@ -43,6 +47,7 @@ def run() -> None:
     """Navigation, the sidebar, then the chosen page; a storage fault is one sentence instead of the page."""
     st.set_page_config(page_title="TF Training Lab", page_icon=str(ICON), layout="wide")
     access.check_host()  # before anything of the app: a name the operator did not list gets one sentence
+    st.html(STILL_PROGRESS)  # style only: Streamlit gives it no room on the page
     page = st.navigation(pages())
     forms.forget_other_pages(page.url_path)
     sidebar.render()

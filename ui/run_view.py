@@ -14,17 +14,14 @@ from rlcore.runs.store import Run, Store, StoreError
 from ui import access, charts, extras, fmt, forms, router, share, vega_charts, views
 
 REFRESH_SECONDS = {"1s": 1.0, "2s": 2.0, "5s": 5.0, "paused": None}
-# Every 2 s by default: watching at 1 s took the HJB run 86% of its unwatched speed on this 2-core machine, at 2 s
-# over 90% (README, "What watching costs"); and a metric still shows within a couple of seconds of its writing.
+# Every 2 s by default: the view then takes a quarter less CPU than at 1 s (0.17 against 0.23 of a core beside an
+# HJB run on 2 cores; README, "What watching costs"), the charts redraw as often (CHART_SECONDS), and a metric still
+# shows within a couple of seconds of its writing.
 DEFAULT_REFRESH = "2s"
 # While a run lives its status ticks every refresh period, its charts at most this often: redrawing a chart whose
 # data changed costs the browser, and so the run on a small machine, several times what a status tick does
 # (docs/measurements/live_view_cost.md).
 CHART_SECONDS = 2.0
-# Streamlit's progress bar eases every change of its value in a CSS transition: at a 1 s refresh the browser then
-# paints frames most of the time, about 0.05 of a core on this machine (a third of what watching cost once the
-# charts were updated in place). A bar that jumps reads as well.
-STILL_PROGRESS = "<style>[data-testid='stProgress'] * { transition: none !important; }</style>"
 HIDDEN_FILES = {"worker.log", ".space-reserve"}
 VERDICT_BOX = {"ok": st.success, "rough": st.warning, "fail": st.error}
 
@@ -72,7 +69,6 @@ def show_run(store: Store, run_id: int, page_kind: str | None = None) -> None:
                            help="How often the view below updates while the run lives. On a small machine each "
                                 "update takes CPU from the run: at 1 s its speed reads lower than unwatched.")
         every = REFRESH_SECONDS[refresh]
-        st.html(STILL_PROGRESS)
     _heading(run)
 
     if every is not None and every < CHART_SECONDS:
@@ -155,17 +151,18 @@ def _charts(run: Run, metrics: pd.DataFrame) -> None:
         smoothing = st.slider("smoothing (EMA)", 0.0, 0.99, 0.6, key=f"smooth_{run.id}",
                               help="TensorBoard's debiased moving average; the raw values stay faint behind it.")
     columns = st.columns(2)
-    for drawn, (data, spec) in enumerate(_figures(run, metrics, present, smoothing)):
+    for drawn, (data, spec) in enumerate(_chart_specs(run, metrics, present, smoothing)):
         columns[drawn % 2].vega_lite_chart(data, spec)
 
 
-def _figures(run: Run, metrics: pd.DataFrame, present: set[str], smoothing: float) -> list[tuple[pd.DataFrame, dict]]:
+def _chart_specs(run: Run, metrics: pd.DataFrame, present: set[str],
+                 smoothing: float) -> list[tuple[pd.DataFrame, dict]]:
     """The run's charts as Vega-Lite data and specs (see ui/vega_charts.py for why not Plotly). While it lives, a
     chart whose data did not change since the last tick is sent again as it was, not built anew."""
-    key = f"_figures_{run.id}"
+    key = f"_chart_specs_{run.id}"
     cache = st.session_state.get(key) if run.live else None
-    old = cache["figures"] if cache and cache["smoothing"] == smoothing else {}
-    figures = {}
+    old = cache["specs"] if cache and cache["smoothing"] == smoothing else {}
+    specs = {}
     for chart in workloads.get(run.kind).charts:
         if chart.metric.endswith("/"):
             names = dict.fromkeys(n for n in metrics["name"] if n.startswith(chart.metric))  # in the loop's order
@@ -178,17 +175,17 @@ def _figures(run: Run, metrics: pd.DataFrame, present: set[str], smoothing: floa
             continue
         signature = (chart.metric, len(rows))
         if signature in old:
-            figures[signature] = old[signature]
+            specs[signature] = old[signature]
         elif chart.metric.endswith("/"):
             phases = {n[len(chart.metric):]: _last(rows, n) for n in names}
-            figures[signature] = vega_charts.phase_chart(phases, int(metrics["step"].max()), chart.title)
+            specs[signature] = vega_charts.phase_chart(phases, int(metrics["step"].max()), chart.title)
         else:
-            figures[signature] = vega_charts.metric_chart(
+            specs[signature] = vega_charts.metric_chart(
                 rows, title=chart.title, color=charts.run_color(run.id), smoothing=smoothing if chart.smooth else 0.0,
                 log_y=chart.log_y, percent=chart.percent)
     if run.live:
-        st.session_state[key] = {"figures": figures, "smoothing": smoothing}
-    return list(figures.values())
+        st.session_state[key] = {"specs": specs, "smoothing": smoothing}
+    return list(specs.values())
 
 
 def _last(metrics: pd.DataFrame, name: str) -> float:

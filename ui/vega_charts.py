@@ -16,8 +16,8 @@ import pandas as pd
 from ui import charts, fmt
 
 HEIGHT = 300
-# A label on a chart is drawn as SVG text, which the browser test reads; SVG is also the lighter of Vega's two
-# renderers for a line of at most charts.MAX_POINTS points here.
+# SVG, not canvas: a label on a chart is then SVG text, which the browser test reads; the two renderers cost the
+# browser the same here, within the noise (docs/measurements/live_view_cost.md).
 EMBED = {"usermeta": {"embedOptions": {"renderer": "svg"}}}
 
 # On a log axis, a label per decade (0.001, 0.01, ...; 0.1%, 1%, ...), the ticks between them unlabelled.
