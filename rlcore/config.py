@@ -63,7 +63,8 @@ def number_text(value: Any) -> str:
         return f"{value:,}" if digits <= 30 else f"a {digits}-digit number"
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
         return f"{int(value):,}"
-    return repr(value) if isinstance(value, float) else str(value)
+    return re.sub(r"e([+-])0*(\d)", r"e\1\2", repr(value)).replace("e+", "e") if isinstance(value, float) \
+        else str(value)
 
 
 def percent_text(fraction: float) -> str:

@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from rlcore import report
-from rlcore.config import amount_text, percent_text, seconds_text
+from rlcore.config import amount_text, number_text, percent_text, seconds_text
 from rlcore.workloads import Headline
 
 # Human titles of the metric keys the loops report; other keys fall back to their last part.
@@ -82,6 +82,16 @@ def rough_duration(value: float) -> str:
 def headline(h: Headline, value: float | None) -> str:
     """A headline number as its workload defines it."""
     return h.text(value)
+
+
+def field_text(value: Any) -> str:
+    """A setting's value as a form's text field holds it, parsed back to the same value: 5000, 0.001, 1e-07 as
+    1e-7, 1234.5; text as it is."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    return number_text(value).replace(",", "")
 
 
 def value_text(value: Any) -> str:

@@ -2,9 +2,11 @@
 
 The form is judged as a whole on every change: a value the config rejects (alone or with others) is one
 sentence at its field, and Launch stays off until the form is valid; what Launch queues is exactly what the
-widgets show. A preset (or the bench's workload) sets every field it implies. Bound query parameters are never
-deleted here (Streamlit forbids it in the browser): a link value a widget cannot take is ignored by the widget
-and named in one warning when the page opens.
+widgets show. Numbers are typed into text fields that hold exactly what was typed (a browser's number field
+refuses -5 or 1e9 on its own, keeps its old value and lets Launch queue that): the configuration judges the text,
+as it judges a link's or the command line's. A preset (or the bench's workload) sets every field it implies and
+leaves the others as the user set them. Bound query parameters are never deleted here (Streamlit forbids it in
+the browser): a choice from a link that its widget cannot take is ignored and named in one warning.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 import streamlit as st
 
 from rlcore import workloads
-from rlcore.config import LABEL_MAX, STYLE_FIELD, ConfigError, applies, check_text, check_value, label_of
+from rlcore.config import LABEL_MAX, STYLE_FIELD, ConfigError, applies, check_text, label_of, number_text
 from ui import fmt
 
 # Page-level widgets whose keys (URL names) several pages use.
@@ -63,21 +65,11 @@ def first_look() -> bool:
 
 
 def widget_rejection(f: dataclasses.Field, raw: str, options: list[str] | None = None) -> str | None:
-    """Why a field's widget cannot show a link's text (not a number, out of bounds, not a choice), or None.
-
-    Text fields take any text; the form judges them like typed text.
-    """
+    """Why a choice field's widget cannot show a link's text, or None. Numbers and text are typed into text
+    fields, which take any text; the form judges them like typed text."""
     choices = options if options is not None else f.metadata.get("choices")
-    if choices is not None:
-        if raw not in choices:
-            return f"{url_key(f)} must be one of {', '.join(choices)}, not {raw[:40]!r}."
-        return None
-    if str(f.type) == "str":
-        return None
-    try:
-        check_value(f, raw)
-    except ConfigError as e:
-        return str(e)
+    if choices is not None and raw not in choices:
+        return f"{url_key(f)} must be one of {', '.join(choices)}, not {raw[:40]!r}."
     return None
 
 
@@ -112,20 +104,16 @@ def check_link(workload: workloads.Workload, no_gpu: str | None) -> None:
 # ---------------------------------------------------------------- presets
 
 
-def _widget_value(f: dataclasses.Field, value: Any) -> Any:
-    if f.metadata.get("choices") is not None or str(f.type) == "str":
-        return str(value)
-    return int(value) if str(f.type) == "int" else float(value)
-
-
 def apply_preset(workload: workloads.Workload) -> None:
-    """The preset selector's callback: every field shows the new preset's value (its own default where the preset
-    says nothing), whatever was typed before; set through session state, as bound widgets require."""
+    """The preset selector's callback: every field a preset sets shows the new preset's value (its own default
+    where this preset says nothing); fields no preset sets keep what the user typed. Set through session state,
+    as bound widgets require."""
     preset = st.session_state.get(workload.preset_param)
     values = workload.defaults(preset)
+    implied = {name for values_of in workload.presets.values() for name in values_of}
     for f in dataclasses.fields(workload.config):
-        if url_key(f) != workload.preset_param:
-            st.session_state[url_key(f)] = _widget_value(f, values[f.name])
+        if url_key(f) != workload.preset_param and f.name in implied:
+            st.session_state[url_key(f)] = fmt.field_text(values[f.name])
 
 
 def fill(workload: workloads.Workload, preset: str | None, values: Mapping[str, Any], label: str) -> None:
@@ -135,7 +123,7 @@ def fill(workload: workloads.Workload, preset: str | None, values: Mapping[str, 
     base = workload.defaults(preset)
     for f in dataclasses.fields(workload.config):
         if url_key(f) != workload.preset_param:
-            st.session_state[url_key(f)] = _widget_value(f, values.get(f.name, base[f.name]))
+            st.session_state[url_key(f)] = fmt.field_text(values.get(f.name, base[f.name]))
     st.session_state["label"] = label
 
 
@@ -144,7 +132,9 @@ def fill(workload: workloads.Workload, preset: str | None, values: Mapping[str, 
 
 @dataclasses.dataclass
 class FormResult:
-    values: dict[str, Any]  # every field, by name: what the widgets show, defaults for fields that do not apply
+    # every field, by name: the configuration's values when the form is valid; else what the widgets show (text
+    # for numbers), defaults for fields that do not apply
+    values: dict[str, Any]
     label: str
     preset: str | None
     error: ConfigError | None
@@ -205,10 +195,12 @@ def config_form(workload: workloads.Workload, preset: str | None, no_gpu: str | 
                           help="A name for the run; left empty, the run is named from what sets it apart.")
     slots["label"] = st.empty()
 
-    error = judge(workload, values, label, no_gpu)
+    cfg, error = judge(workload, values, label, no_gpu)
     if error is not None:
         slot = slots.get(error.field) or slots.get(field_of(workload, error.field)) or st.empty()
         slot.error(fmt.md(str(error), 400))
+    else:
+        values = dataclasses.asdict(cfg)  # what Launch queues: the typed text, parsed
     return FormResult(values, label, preset, error)
 
 
@@ -220,16 +212,17 @@ def field_of(workload: workloads.Workload, name: str | None) -> str | None:
     return None
 
 
-def judge(workload: workloads.Workload, values: dict[str, Any], label: str, no_gpu: str | None) -> ConfigError | None:
-    """The form's values as Launch would queue them: None when valid, else the first error."""
+def judge(workload: workloads.Workload, values: dict[str, Any], label: str,
+          no_gpu: str | None) -> tuple[Any, ConfigError | None]:
+    """The form's values as Launch would queue them: (the config, None) when valid, else (None, the first error)."""
     try:
         cfg = workload.make_config(values)
         check_text(label, "label", LABEL_MAX)
     except ConfigError as e:
-        return e
+        return None, e
     if no_gpu and "gpu" in workloads.devices_of(cfg):
-        return ConfigError(f"device gpu is not available here ({no_gpu}); choose cpu.", "device")
-    return None
+        return None, ConfigError(f"device gpu is not available here ({no_gpu}); choose cpu.", "device")
+    return cfg, None
 
 
 def _widget(box: Any, f: dataclasses.Field, defaults: Mapping[str, Any], options: Mapping[str, list[str]]) -> Any:
@@ -239,14 +232,18 @@ def _widget(box: Any, f: dataclasses.Field, defaults: Mapping[str, Any], options
     if f.name in options:
         choices = options[f.name]
         return box.selectbox(label, choices, index=choices.index(default) if default in choices else 0, **common)
-    if str(f.type) == "str":
-        return box.text_input(label, value=str(default), **common)
-    if str(f.type) == "int":
-        return int(box.number_input(label, value=int(default), step=1, min_value=_bound(meta["lo"], int),
-                                    max_value=_bound(meta["hi"], int), **common))
-    return float(box.number_input(label, value=float(default), format="%g", min_value=_bound(meta["lo"], float),
-                                  max_value=_bound(meta["hi"], float), **common))
+    if str(f.type) != "str":
+        common["help"] += f" {bounds_text(f)}"
+    # Text, numbers included: the field holds exactly what was typed and the configuration judges it.
+    return box.text_input(label, value=fmt.field_text(default), **common)
 
 
-def _bound(value: float | None, kind: type) -> Any:
-    return None if value is None else kind(value)
+def bounds_text(f: dataclasses.Field) -> str:
+    """What a number field takes, for its help: "A whole number from 1 to 10,000,000."."""
+    lo, hi = f.metadata.get("lo"), f.metadata.get("hi")
+    kind = "A whole number" if str(f.type) == "int" else "A number"
+    if lo is not None and hi is not None:
+        return f"{kind} from {number_text(lo)} to {number_text(hi)}."
+    if lo is not None:
+        return f"{kind}, at least {number_text(lo)}."
+    return f"{kind}, at most {number_text(hi)}." if hi is not None else f"{kind}."

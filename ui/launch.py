@@ -52,8 +52,8 @@ def link_params(workload: workloads.Workload, result: forms.FormResult) -> dict[
     base = workload.defaults(result.preset)
     for f in dataclasses.fields(workload.config):
         key = forms.url_key(f)
-        if key != workload.preset_param and result.values[f.name] != base[f.name]:
-            params[key] = result.values[f.name]
+        if key != workload.preset_param and fmt.field_text(result.values[f.name]) != fmt.field_text(base[f.name]):
+            params[key] = fmt.field_text(result.values[f.name])
     return params | {"label": result.label}
 
 

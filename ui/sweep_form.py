@@ -9,12 +9,12 @@ from typing import Any
 import streamlit as st
 
 from rlcore import search, workloads
-from rlcore.config import LABEL_MAX, STYLE_FIELD, ConfigError, applies, check_text
+from rlcore.config import LABEL_MAX, STYLE_FIELD, ConfigError, applies, check_text, number_text, parse_int
 from rlcore.runs import executor, sweeps
 from rlcore.runs.store import Store, StoreError
 from ui import access, fmt, forms, share
 
-KEYS = ("kind", "seeds", "random", "sweep_seed")
+SEED_MAX = 2**31 - 1
 HELP = ("One value; several separated by commas (a grid: every combination is run); or a range drawn at random: "
         "uniform:LOW:HIGH, log:LOW:HIGH, int:LOW:HIGH, logint:LOW:HIGH, choice:A,B. Free-text settings separate "
         "several values with |.")
@@ -30,15 +30,23 @@ class SweepForm:
     error: ConfigError | None
 
 
-def _text(value: Any) -> str:
-    return fmt.value_text(value).replace(",", "") if not isinstance(value, str) else value
-
-
 def _reset(kind_key: str = "kind") -> None:
     """The workload choice's callback: every field shows the new workload's defaults."""
     workload = workloads.get(st.session_state[kind_key])
     for f in dataclasses.fields(workload.config):
-        st.session_state[forms.url_key(f)] = _text(workload.defaults(workload.default_preset)[f.name])
+        st.session_state[forms.url_key(f)] = fmt.field_text(workload.defaults(workload.default_preset)[f.name])
+
+
+def _whole(text: str, name: str, hi: int) -> int:
+    """A whole number from 0 to ``hi`` typed into one of the sweep's own fields, or one sentence at that field."""
+    label = {"random": "random draws", "sweep_seed": "seed of the draws"}[name]
+    try:
+        value = parse_int(text, label)
+    except ConfigError as e:
+        raise ConfigError(str(e), name) from None
+    if not 0 <= value <= hi:
+        raise ConfigError(f"{label} must be from 0 to {hi:,}, not {number_text(value)}.", name)
+    return value
 
 
 def _styles(text: str) -> list[str]:
@@ -61,7 +69,7 @@ def form() -> SweepForm:
     slots: dict[str, Any] = {}
 
     def box(container: Any, f: dataclasses.Field) -> None:
-        texts[f.name] = container.text_input(forms.url_key(f).replace("_", " "), value=_text(defaults[f.name]),
+        texts[f.name] = container.text_input(forms.url_key(f).replace("_", " "), value=fmt.field_text(defaults[f.name]),
                                              key=forms.url_key(f), bind="query-params",
                                              help=f"{f.metadata['help']} {HELP}")
         slots[f.name] = container.empty()
@@ -80,11 +88,12 @@ def form() -> SweepForm:
     left, mid, right = st.columns(3)
     seeds = left.text_input("seeds", key="seeds", bind="query-params", placeholder="0,1,2",
                             help="Every setting runs once per seed (empty: once, with the seed setting above).")
-    draws = mid.number_input("random draws", min_value=0, max_value=search.MAX_MEMBERS, value=0, step=1,
-                             key="random", bind="query-params", help="How many random settings the ranges give.")
-    sweep_seed = right.number_input("seed of the draws", min_value=0, max_value=2**31 - 1, value=0, step=1,
-                                    key="sweep_seed", bind="query-params")
-    slots["seeds"] = left.empty()
+    draws = mid.text_input("random draws", value="0", key="random", bind="query-params",
+                           help=f"How many random settings the ranges give: a whole number from 0 to "
+                                f"{search.MAX_MEMBERS:,}.")
+    sweep_seed = right.text_input("seed of the draws", value="0", key="sweep_seed", bind="query-params",
+                                  help=f"A whole number from 0 to {SEED_MAX:,}: the same seed draws the same settings.")
+    slots["seeds"], slots["random"], slots["sweep_seed"] = left.empty(), mid.empty(), right.empty()
     label = st.text_input("label", key="label", bind="query-params", max_chars=LABEL_MAX,
                           placeholder="automatic: the workload and the number of runs")
     slots["label"] = st.empty()
@@ -93,8 +102,9 @@ def form() -> SweepForm:
     try:
         result.base, grid, ranges = _parse(workload, {f.name: texts[f.name] for f in fields if f.name in texts},
                                            defaults)
-        result.space = search.Space(grid, ranges, int(draws), search.parse_seeds(seeds) if seeds.strip() else [],
-                                    int(sweep_seed))
+        result.space = search.Space(grid, ranges, _whole(draws, "random", search.MAX_MEMBERS),
+                                    search.parse_seeds(seeds) if seeds.strip() else [],
+                                    _whole(sweep_seed, "sweep_seed", SEED_MAX))
         check_text(label, "label", LABEL_MAX)
         search.members(workload, result.base, result.space, preset)
     except ConfigError as e:

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from pagetest import open_page
+from pagetest import open_page, shown
 
 from rlcore import bench
 from rlcore.config import BenchConfig
@@ -36,10 +36,10 @@ def test_bad_text_in_a_link_is_shown_and_judged_and_launches_nothing(store, laun
     assert store.list_runs() == [] and launched == []
 
 
-def test_a_number_a_widget_cannot_take_is_ignored_with_one_warning(store, launched):
+def test_a_number_out_of_range_in_a_link_is_shown_and_judged_at_its_field(store, launched):
     at = bench_page({"repeats": "-1"})
-    assert not at.exception and at.warning[0].value.startswith("repeats must be at least 1, not -1.")
-    assert at.number_input(key="repeats").value == 5 and not at.button(key="launch").disabled
+    assert not at.exception and not at.warning and at.text_input(key="repeats").value == "-1"
+    assert shown(at.error[0]).startswith("repeats must be at least 1, not -1.") and at.button(key="launch").disabled
 
 
 def test_launch_queues_exactly_one_bench_run(store, launched):

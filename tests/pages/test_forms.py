@@ -9,21 +9,31 @@ from pagetest import open_page, shown
 
 from rlcore import workloads
 from rlcore.config import applies, label_of
+from ui import fmt
 
 
 def _set(at, key, value):
-    """Change one widget of the form the way a user would."""
-    for kind in ("number_input", "selectbox", "text_input"):
+    """Change one widget of the form the way a user would (numbers are typed as text)."""
+    for kind in ("selectbox", "text_input"):
         widgets = [w for w in getattr(at, kind) if w.key == key]
         if widgets:
-            (widgets[0].set_value(value) if kind != "selectbox" else widgets[0].select(value)).run()
+            (widgets[0].input(fmt.field_text(value)) if kind != "selectbox" else widgets[0].select(value)).run()
             return
     raise AssertionError(f"no widget with key {key!r}")
 
 
-# Every rule a form's widgets can break (per-field bounds and choices are enforced by the widgets themselves); the
-# last setting typed is the one the sentence is about.
+# Every rule a form's fields can break, each alone (what a browser's number field would have refused on its own
+# is typed as text and judged by the configuration) and together; the last setting typed is the one the sentence
+# is about.
 INVALID = [
+    ("dqn", {"epochs": "-5"}, "epochs must be at least 1, not -5."),
+    ("dqn", {"gamma": "1.5"}, "gamma must be at most 1, not 1.5."),
+    ("dqn", {"seed": "99999999999"}, "seed must be at most 2,147,483,647, not 99,999,999,999."),
+    ("dqn", {"lr": "0"}, "lr must be at least 1e-8, not 0."),
+    ("dqn", {"memory": "1e9"}, "memory must be a whole number, not '1e9'."),
+    ("dqn", {"batch": "abc"}, "batch must be a whole number, not 'abc'."),
+    ("dqn", {"gamma": ""}, "gamma must be a number, not ''."),
+    ("hjb", {"steps": "1e9"}, "steps must be a whole number, not '1e9'."),
     ("dqn", {"memory": 1000, "batch": 1500}, "batch must not exceed memory (1,500 > 1,000)"),
     ("dqn", {"exec": "turbo", "turbo_memory": 1000, "turbo_batch": 5000}, "turbo_batch must not exceed turbo_memory"),
     ("hjb", {"k_min": 20.0}, "k_min must be below k_max (20 >= 10)"),
@@ -69,7 +79,7 @@ def _valid_value(name, key):
 def _form_values(at, workload):
     """What the widgets show, by field name, for the fields rendered (the others keep their defaults)."""
     values = {}
-    by_key = {w.key: w.value for kind in ("number_input", "selectbox", "text_input") for w in getattr(at, kind)}
+    by_key = {w.key: w.value for kind in ("selectbox", "text_input") for w in getattr(at, kind)}
     for f in dataclasses.fields(workload.config):
         if label_of(f) in by_key:
             values[f.name] = by_key[label_of(f)]
@@ -88,7 +98,7 @@ def test_launch_queues_exactly_what_the_form_shows(store, launched, name, preset
     if preset:
         _set(at, workload.preset_param, preset)  # a preset sets every field it implies...
         defaults = workload.defaults(preset)
-        assert all(v == defaults[k] for k, v in _form_values(at, workload).items())
+        assert all(v == fmt.field_text(defaults[k]) for k, v in _form_values(at, workload).items())
     for key, value in typed.items():
         _set(at, key, value)
     form = _form_values(at, workload)
@@ -99,16 +109,18 @@ def test_launch_queues_exactly_what_the_form_shows(store, launched, name, preset
     style = run.config.get("exec_mode")
     for f in dataclasses.fields(workload.config):
         if f.name in form:
-            assert run.config[f.name] == form[f.name], f.name  # ...and exactly what is shown is queued
+            assert fmt.field_text(run.config[f.name]) == form[f.name], f.name  # ...and exactly what is shown
         elif not applies(f, style):
             assert run.config[f.name] == f.default, f.name  # a field the style ignores keeps its default
     assert {f.name for f in dataclasses.fields(workload.config) if applies(f, style)} - set(form) <= {
         workload.preset_param}
 
 
-def test_changing_the_preset_back_clears_what_the_other_one_set(store):
+def test_changing_the_preset_back_clears_what_the_other_one_set_and_keeps_what_no_preset_sets(store):
     at = open_page("hjb")
+    _set(at, "k_max", 12)  # no preset sets the range of k: the user's edit stays through preset changes
     _set(at, "preset", "accurate")
-    assert at.number_input(key="steps").value == 120_000 and at.selectbox(key="init").value == "guess"
+    assert at.text_input(key="steps").value == "120000" and at.selectbox(key="init").value == "guess"
     _set(at, "preset", "seed")
-    assert at.number_input(key="steps").value == 100_000 and at.selectbox(key="init").value == "flat"
+    assert at.text_input(key="steps").value == "100000" and at.selectbox(key="init").value == "flat"
+    assert at.text_input(key="k_max").value == "12"

@@ -29,11 +29,11 @@ def test_old_run_and_comparison_links(store):
 def test_old_form_links_fill_the_forms(store):
     dqn = open_page("dqn", {"exec": "naive", "epochs": "20", "batch": "100", "label": "mine"})
     assert not dqn.exception and not dqn.warning and not dqn.error
-    assert (dqn.selectbox(key="exec").value, dqn.number_input(key="epochs").value,
-            dqn.number_input(key="batch").value, dqn.text_input(key="label").value) == ("naive", 20, 100, "mine")
+    assert (dqn.selectbox(key="exec").value, dqn.text_input(key="epochs").value,
+            dqn.text_input(key="batch").value, dqn.text_input(key="label").value) == ("naive", "20", "100", "mine")
     hjb = open_page("hjb", {"preset": "accurate", "steps": "5000"})
     assert not hjb.warning and hjb.selectbox(key="preset").value == "accurate"
-    assert (hjb.number_input(key="steps").value, hjb.number_input(key="batch").value) == (5000, 1000)
+    assert (hjb.text_input(key="steps").value, hjb.text_input(key="batch").value) == ("5000", "1000")
     bench = open_page("bench", {"workload": "dqn-train", "batch": "1,64"})
     assert not bench.warning and bench.selectbox(key="workload").value == "dqn-train"
     assert (bench.text_input(key="patterns").value, bench.text_input(key="batch").value) == ("naive,eager,graph,xla",
