@@ -5,7 +5,7 @@ import streamlit as st
 from rlcore import report
 from rlcore.runs import executor
 from rlcore.runs.store import StoreError
-from ui import access, fmt, router, runs_table, views
+from ui import access, charts, fmt, router, runs_table, views
 
 router.ensure()  # first: a page opened without the router hands the request to it
 st.title("TF Training Lab")
@@ -30,8 +30,9 @@ if access.is_operator() and st.button("Reproduce the seed's question", type="pri
         st.error(fmt.md(str(e), 400))
         st.stop()
     executor.submit(store, ids)
-    st.switch_page("pages/runs.py", query_params={"runs": ",".join(map(str, ids)), "metric": report.GAMES,
-                                                  "x": "wall", "smoothing": "0"})
+    st.switch_page("pages/runs.py", query_params={"runs": ",".join(map(str, ids)),
+                                                  "metric": fmt.metric_title(report.GAMES),
+                                                  "x": charts.X_AXES["wall"], "smoothing": "0"})
 runs = store.list_runs()
 if runs:
     st.subheader("Recent runs")

@@ -21,7 +21,8 @@ if not ids:
     st.caption("Tick runs in the table to compare or delete them.")
     st.stop()
 head = st.container(horizontal=True, vertical_alignment="center")
-head.subheader(f"Comparing runs {', '.join(map(str, ids))}", width="content")
+head.subheader(f"Comparing {len(ids)} run{'s' if len(ids) != 1 else ''}" if len(ids) > 1 else "One run ticked",
+              width="content")
 if access.is_operator():
     with head:
         runs_table.delete_control(store, [r for r in runs if r.id in ids])

@@ -8,6 +8,8 @@ router.ensure()  # first: a page opened without the router hands the request to 
 store = access.store()
 st.title("Sweeps")
 if not sweep_view.show_from_url(store):
+    sweep_view.listing(store)
+    st.subheader("A new sweep")
     st.caption("Each setting holds one value, several separated by commas (every combination runs: a grid), or a "
                "range drawn at random (log:1e-4:1e-2). Every setting runs once per seed; the members queue like "
                "single runs, and the view below them says which setting wins and by how much.")

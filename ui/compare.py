@@ -3,11 +3,12 @@ in their settings, CSV; it refreshes itself while any of them lives."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
-from rlcore import report, workloads
+from rlcore import workloads
 from rlcore.runs.store import Run, Store
-from ui import charts, fmt, share, views
+from ui import charts, fmt, router, runs_table, share, views
 
 REFRESH_SECONDS = 2.0
 
@@ -19,6 +20,38 @@ def chart_style(name: str) -> tuple[bool, bool]:
             if chart.metric == name:
                 return chart.log_y, chart.percent
     return False, name in fmt.PERCENT_METRICS
+
+
+def default_metric(runs: list[Run], metrics: pd.DataFrame) -> str | None:
+    """The metric a comparison opens on: the first chart of the first run's workload, whatever the runs have
+    reported so far, so that a link's choice (which the URL omits when it is the default) means the same later."""
+    charted = [c.metric for c in workloads.get(runs[0].kind).charts if not c.metric.endswith("/")] if runs else []
+    if charted:
+        return charted[0]
+    return str(metrics["name"].iloc[0]) if len(metrics) else None
+
+
+def metric_choices(metrics: pd.DataFrame, requested: str | None, default: str | None) -> list[str]:
+    """The metrics a comparison offers: those its runs reported, its default, and one a link asks for by its key
+    or title that they have not reported yet (a comparison opened as its runs are queued keeps the link's
+    choice)."""
+    names = set(metrics["name"].unique()) if len(metrics) else set()
+    names |= {default} if default else set()
+    known = set(fmt.METRIC_TITLES) | {c.metric for w in workloads.all_workloads() for c in w.charts
+                                      if not c.metric.endswith("/")}
+    by_title = {fmt.metric_title(k): k for k in known}
+    if requested in known:
+        names.add(requested)
+    elif requested in by_title:
+        names.add(by_title[requested])
+    return sorted(names, key=fmt.metric_title)
+
+
+def _accept_key(requested: str | None, options: list[str], key: str = "metric") -> None:
+    """A bound picker's link holds the title it shows; a link holding the option's key instead (older links, and
+    Home's) selects it too."""
+    if requested in options and key not in st.session_state:
+        st.session_state[key] = requested
 
 
 def show(store: Store, ids: list[int]) -> None:
@@ -42,6 +75,10 @@ def _runs(store: Store, ids: list[int]) -> list[Run]:
 
 def _body(store: Store, runs: list[Run]) -> None:
     ids = [r.id for r in runs]
+    with st.container(horizontal=True):
+        for r in runs:  # real links (same tab): each run's own view
+            st.page_link(router.page_of(r.kind) or "pages/runs.py", label=f"{r.id}: {fmt.md(r.label, 60)}",
+                         query_params={"run": str(r.id)}, icon=":material/open_in_new:")
     waiting = [r for r in runs if r.live]
     if waiting:
         st.info(" · ".join(f"run {r.id}: {views.progress_text(r)}" for r in waiting)
@@ -50,23 +87,35 @@ def _body(store: Store, runs: list[Run]) -> None:
     if sentence:
         st.markdown(f"#### {fmt.md(sentence, 400)}")
     metrics = store.metrics(ids)
-    names = sorted(metrics["name"].unique()) if len(metrics) else []
-    if not names:
-        st.caption("These runs have no metrics yet.")
-    else:
+    default = default_metric(runs, metrics)
+    names = metric_choices(metrics, st.query_params.get("metric"), default)
+    if names:
         left, mid, right = st.columns(3)
-        # No format_func on bound widgets: the URL holds the formatted option, and links say metric=train/loss.
-        name = left.selectbox("metric", names, index=names.index(report.LOSS) if report.LOSS in names else 0,
-                              key="metric", bind="query-params")
+        # The picker shows human titles, which the link then holds (metric=loss); a link naming a metric by its
+        # key (metric=train/loss, as older links do) still opens it.
+        _accept_key(st.query_params.get("metric"), names)
+        _accept_key(st.query_params.get("x"), list(charts.X_AXES), "x")
+        name = left.selectbox("metric", names, index=names.index(default) if default in names else 0,
+                              key="metric", bind="query-params", format_func=fmt.metric_title)
         x = mid.radio("x axis", list(charts.X_AXES), horizontal=True, key="x", bind="query-params",
-                      help="step: the run's own step count; wall: seconds of training (tests excluded).")
+                      format_func=charts.X_AXES.get,
+                      help="step: the run's own step count; training seconds: time spent training (tests "
+                           "excluded).")
         smoothing = right.slider("smoothing", 0.0, 0.99, 0.6, key="smoothing", bind="query-params")
-        share.share_button({"runs": ids, "metric": name, "x": x, "smoothing": smoothing}, "this comparison")
-        log_y, percent = chart_style(name)
-        labels = {r.id: f"{r.id}: {r.label}" for r in runs}
-        st.plotly_chart(charts.metric_chart(metrics, name, labels=labels, x=x, smoothing=smoothing, log_y=log_y,
-                                            percent=percent), key="compare_chart")
-    st.dataframe(views.summary_table(runs), hide_index=True)
+        share.share_button({"runs": ids, "metric": fmt.metric_title(name), "x": charts.X_AXES[x],
+                            "smoothing": smoothing}, "this comparison")
+        if not len(metrics) or name not in set(metrics["name"]):
+            st.caption(f"No {fmt.metric_title(name)} reported yet; the chart starts with the first numbers.")
+        else:
+            log_y, percent = chart_style(name)
+            labels = {r.id: f"{r.id}: {r.label}" for r in runs}
+            st.plotly_chart(charts.metric_chart(metrics, name, labels=labels, x=x, smoothing=smoothing, log_y=log_y,
+                                                percent=percent), key="compare_chart")
+    else:
+        st.caption("These runs have no metrics yet.")
+    summary = views.summary_table(runs)
+    summary["run"] = [views.link(router.view_path(r.kind), "run", r.id, r.label) for r in runs]
+    st.dataframe(summary, hide_index=True, column_config={"run": runs_table.FIXED["run"]})
     diff = views.settings_diff(runs)
     if len(diff):
         st.caption("Settings that differ")

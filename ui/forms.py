@@ -48,6 +48,11 @@ def forget_other_pages(page: str) -> None:
     if st.session_state.get("_form_page") == page:
         return
     st.session_state["_form_page"] = page
+    forget_values()
+
+
+def forget_values() -> None:
+    """Drop every form widget's state: the next form takes its values from its link (or its defaults)."""
     st.session_state.pop("_link_checked", None)
     for key in form_keys():
         st.session_state.pop(key, None)
@@ -116,15 +121,20 @@ def apply_preset(workload: workloads.Workload) -> None:
             st.session_state[url_key(f)] = fmt.field_text(values[f.name])
 
 
-def fill(workload: workloads.Workload, preset: str | None, values: Mapping[str, Any], label: str) -> None:
-    """Put a run's settings into the form's widgets (Launch again): every field, the preset and the label."""
-    if workload.presets and preset in workload.presets:
-        st.session_state[workload.preset_param] = preset
+def link_of(workload: workloads.Workload, preset: str | None, values: Mapping[str, Any],
+            label: str) -> dict[str, str]:
+    """The link's values of a form showing these settings: the preset (unless the first), the fields that differ
+    from it, as the fields show them, and the label."""
+    params: dict[str, str] = {}
+    if preset and preset in workload.presets and preset != workload.default_preset:
+        params[workload.preset_param] = preset
     base = workload.defaults(preset)
     for f in dataclasses.fields(workload.config):
-        if url_key(f) != workload.preset_param:
-            st.session_state[url_key(f)] = fmt.field_text(values.get(f.name, base[f.name]))
-    st.session_state["label"] = label
+        key = url_key(f)
+        if key != workload.preset_param and f.name in values and \
+                fmt.field_text(values[f.name]) != fmt.field_text(base[f.name]):
+            params[key] = fmt.field_text(values[f.name])
+    return params | ({"label": label} if label else {})
 
 
 # ---------------------------------------------------------------- the form

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -46,15 +45,7 @@ def workload_page(kind: str, intro: Callable[[str | None], None] | None = None) 
 
 def link_params(workload: workloads.Workload, result: forms.FormResult) -> dict[str, Any]:
     """What a link to this form carries: the preset (if not the first), the fields that differ from it, the label."""
-    params: dict[str, Any] = {}
-    if result.preset and result.preset != workload.default_preset:
-        params[workload.preset_param] = result.preset
-    base = workload.defaults(result.preset)
-    for f in dataclasses.fields(workload.config):
-        key = forms.url_key(f)
-        if key != workload.preset_param and fmt.field_text(result.values[f.name]) != fmt.field_text(base[f.name]):
-            params[key] = fmt.field_text(result.values[f.name])
-    return params | {"label": result.label}
+    return forms.link_of(workload, result.preset, result.values, result.label)
 
 
 def launch(store: Store, workload: workloads.Workload, result: forms.FormResult) -> None:

@@ -37,6 +37,12 @@ def pages() -> list[st.Page]:
     ]
 
 
+def view_path(kind: str) -> str:
+    """The address (relative to the app) of the page that shows a run of this kind: its workload's page, or Runs,
+    which shows any run."""
+    return kind if page_of(kind) else "runs"
+
+
 def page_of(kind: str) -> str | None:
     """The page file of a workload, when the app has one."""
     path = f"pages/{kind}.py"

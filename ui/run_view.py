@@ -253,14 +253,12 @@ def _again(run: Run, workload: workloads.Workload, page_kind: str | None) -> Non
             st.page_link(page, label="Open this run on its workload's page to launch it again",
                          query_params={"run": str(run.id)}, icon=":material/replay:")
         return
-    st.button("Launch again with these settings", key=f"again_{run.id}", icon=":material/replay:",
-              on_click=_fill_form, args=(workload, run),
-              help="Opens the form filled with this run's settings; nothing runs until you press Launch.")
-
-
-def _fill_form(workload: workloads.Workload, run: Run) -> None:
-    forms.fill(workload, run.preset, views.relaunch_values(run), "")
-    st.query_params.pop("run", None)
+    if st.button("Launch again with these settings", key=f"again_{run.id}", icon=":material/replay:",
+                 help="Opens the form filled with this run's settings; nothing runs until you press Launch."):
+        # The form's own link: its address then holds what it shows (a reload or Share gives the same form).
+        forms.forget_values()
+        st.switch_page(router.page_of(run.kind),
+                       query_params=forms.link_of(workload, run.preset, views.relaunch_values(run), ""))
 
 
 def _name_and_notes(store: Store, run: Run) -> None:

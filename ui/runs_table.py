@@ -10,11 +10,11 @@ import streamlit as st
 
 from rlcore.runs.store import Run, Store, StoreError
 from rlcore.workloads import Headline
-from ui import fmt, views
+from ui import fmt, router, views
 
 REFRESH_SECONDS = 2.0
 FIXED = {
-    "id": st.column_config.NumberColumn(format="%d", width="small"),
+    "run": st.column_config.LinkColumn("run", display_text=views.LINK_TEXT, help="Opens the run's view (a new tab)."),
     "created": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm:ss"),
     "progress": st.column_config.ProgressColumn(min_value=0.0, max_value=1.0, format="percent", width="small"),
     "verdict": st.column_config.TextColumn(help="The run judged by its workload's yardstick: the book's win-rate bar "
@@ -40,8 +40,12 @@ def columns(table: pd.DataFrame) -> dict[str, Any]:
 
 
 def dataframe(table: pd.DataFrame, **kwargs: Any) -> Any:
-    """A runs table with its column formats; empty cells blank, not "None"."""
-    return st.dataframe(table, hide_index=True, column_config=columns(table), placeholder="", **kwargs)
+    """A runs table as people read it: each run's id and name one link to its view, its workload's own headline
+    numbers in their format, rarer details at the end; empty cells blank, not "None"."""
+    shown = table.drop(columns=["id", "label"])
+    shown.insert(0, "run", [views.link(router.view_path(kind), "run", run_id, label)
+                            for run_id, label, kind in zip(table["id"], table["label"], table["kind"], strict=True)])
+    return st.dataframe(shown, hide_index=True, column_config=columns(shown), placeholder="", **kwargs)
 
 
 def linked_ids(known: list[int]) -> list[int]:

@@ -42,6 +42,23 @@ def show_from_url(store: Store) -> bool:
     return True
 
 
+def listing(store: Store) -> None:
+    """Every sweep, newest first, each a link to its view, with its status, members ended and best setting."""
+    stored = store.list_sweeps()
+    if not stored:
+        return
+    st.subheader("Sweeps so far")
+    members: dict[int, list[Run]] = {}
+    for run in store.list_runs():
+        if run.sweep_id is not None:
+            members.setdefault(run.sweep_id, []).append(run)
+    table = views.sweeps_table(stored, members, "sweeps")
+    st.dataframe(table, hide_index=True, key="sweeps_list", column_config={
+        "sweep": st.column_config.LinkColumn("sweep", display_text=views.LINK_TEXT,
+                                             help="Opens the sweep's view (a new tab)."),
+        "created": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm:ss")})
+
+
 def _names(workload: workloads.Workload) -> dict[str, str]:
     import dataclasses
 

@@ -109,9 +109,9 @@ def runs_table(runs: Iterable[Run]) -> pd.DataFrame:
             "created": pd.Timestamp(r.created, unit="s").floor("s"),
             "progress": progress(r), "error": r.error or "", "watched": r.watched_seconds > 0,
         }
-        mine = {h.key for h in workloads.get(r.kind).headlines}
+        mine = {h.label for h in workloads.get(r.kind).headlines}  # a column holds its own workload's number only
         for title, h in columns.items():
-            value = workloads.headline_value(r.summary, h) if h.key in mine else None
+            value = workloads.headline_value(r.summary, h) if title in mine else None
             if value is not None:
                 value = value * 100 if h.unit == "%" else round(value) if h.unit.endswith("/s") else value
             row[title] = value
@@ -119,6 +119,44 @@ def runs_table(runs: Iterable[Run]) -> pd.DataFrame:
     table = pd.DataFrame(rows, columns=[*BASE_COLUMNS, *columns, *DETAIL_COLUMNS])
     empty = [c for c in columns if table[c].isna().all()]
     return table.drop(columns=empty)
+
+
+# A link cell shows the text after "#": the view's address, then the run's id and name, which the browser keeps
+# as the address's fragment (never sent to the server).
+LINK_TEXT = r"^[^#]*#(.*)$"
+
+
+def link(path: str, param: str, row_id: int, name: str) -> str:
+    """A table cell's link to a run's or a sweep's view, showing "id: name"."""
+    return f"{path}?{param}={row_id}#{row_id}: {' '.join(name.split())}"
+
+
+def sweeps_table(sweeps: Iterable[Any], members: Mapping[int, list[Run]], path: str) -> pd.DataFrame:
+    """One row per sweep, newest first: its link, workload, status, members ended, and the best setting so far by
+    the workload's first headline (only once every member has ended: a partial best is not a finding)."""
+    from rlcore import search
+    from rlcore.runs import sweeps as sweep_results
+
+    rows = []
+    for sweep in sorted(sweeps, key=lambda s: s.id, reverse=True):
+        runs = members.get(sweep.id, [])
+        workload = workloads.get(sweep.kind)
+        ended = sum(not r.live for r in runs)
+        counts = sweep_results.status_counts(runs)
+        status = ("running" if counts.get("running") else "queued") if ended < len(runs) else \
+            "done" if counts.get("done") == len(runs) else ", ".join(f"{n:,} {k}" for k, n in counts.items())
+        best = ""
+        if runs and ended == len(runs):
+            top = search.best(workload, sweep_results.results_of(sweep, runs))
+            if top is not None:
+                h = workload.headlines[0]
+                names = {f.name: label_of(f) for f in dataclasses.fields(workload.config)}
+                setting = " ".join(f"{names.get(k, k)}={v}" for k, v in top.setting.items())
+                best = f"{h.text(top.means[h.key])} {h.label}" + (f" with {setting}" if setting else "")
+        rows.append({"sweep": link(path, "sweep", sweep.id, sweep.label), "workload": workload.title,
+                     "status": status, "runs ended": f"{ended:,} of {len(runs):,}", "best": best,
+                     "created": pd.Timestamp(sweep.created, unit="s").floor("s")})
+    return pd.DataFrame(rows, columns=["sweep", "workload", "status", "runs ended", "best", "created"])
 
 
 def progress(run: Run) -> float:
@@ -249,7 +287,7 @@ def summary_table(runs: list[Run]) -> pd.DataFrame:
     """The compared runs' headline numbers as text, with their verdicts."""
     rows = []
     for r in runs:
-        row = {"run": f"{r.id}: {r.label}", "status": r.status, "verdict": verdict_word(r)}
+        row = {"run": r.id, "status": r.status, "verdict": verdict_word(r)}
         for h in workloads.get(r.kind).headlines:
             text = fmt.headline(h, workloads.headline_value(r.summary, h))
             row[h.label] = text + watched_mark(r, h) if text != "–" else text

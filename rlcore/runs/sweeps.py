@@ -36,7 +36,11 @@ def space_of(sweep: Sweep) -> search.Space:
 
 
 def results(store: Store, sweep: Sweep, runs: list[Run] | None = None) -> list[search.SettingResult]:
-    runs = runs if runs is not None else store.sweep_runs(sweep.id)
+    return results_of(sweep, runs if runs is not None else store.sweep_runs(sweep.id))
+
+
+def results_of(sweep: Sweep, runs: list[Run]) -> list[search.SettingResult]:
+    """The sweep's results per setting from its members as given."""
     varied = space_of(sweep).varied
     return search.aggregate(workloads.get(sweep.kind), varied, [(r.config, r.status, r.summary) for r in runs])
 

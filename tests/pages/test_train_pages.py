@@ -108,8 +108,9 @@ def test_reproduce_the_seeds_question_queues_naive_and_graph_and_opens_their_com
     assert all(r.status == "queued" and r.config["epochs"] == 15 for r in runs)
     assert launched == [runs[0].id]  # one launch starts the queue runner, which takes both in order
     assert at.title[0].value == "Runs"
-    assert at.subheader[0].value == f"Comparing runs {runs[0].id}, {runs[1].id}"
-    assert at.query_params["metric"] == "progress/games" and at.query_params["x"] == "wall"
+    assert at.subheader[0].value == "Comparing 2 runs"
+    assert at.query_params["metric"] == "games played" and at.query_params["x"] == "training seconds"
+    assert at.selectbox(key="metric").value == "progress/games" and at.radio(key="x").value == "wall"
 
 
 def test_the_share_link_of_a_form_carries_only_the_changed_settings(store):
