@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -16,8 +17,17 @@ from pathlib import Path
 from typing import Any
 
 from rlcore import report, workloads
-from rlcore.config import LABEL_MAX, ConfigError, check_text, label_of, parse_id, parse_int
-from rlcore.execution import DeviceError, prepare_process
+from rlcore.config import (
+    LABEL_MAX,
+    ConfigError,
+    amount_text,
+    check_text,
+    label_of,
+    parse_id,
+    parse_int,
+    percent_text,
+)
+from rlcore.execution import DeviceError, prepare_process, quiet_native_logs
 from rlcore.runs.executor import EXECUTORS
 
 EXIT_BAD_INPUT = 2
@@ -105,16 +115,22 @@ class TqdmReporter:
         if self.enabled:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=info.total, unit=info.unit.rstrip("s"), dynamic_ncols=True, file=sys.stderr)
+            if info.unit == "ms":  # a time budget (turbo): progress in milliseconds of training, no rate
+                self.bar = tqdm(total=info.total, dynamic_ncols=True, file=sys.stderr,
+                                bar_format="{l_bar}{bar}| {n:,}/{total:,} ms of training [{elapsed}{postfix}]")
+            else:
+                self.bar = tqdm(total=info.total, unit=" " + info.unit.removesuffix("s"), dynamic_ncols=True,
+                                file=sys.stderr)
 
     def on_record(self, record: report.Record) -> bool:
         if self.bar is not None:
             m = record.metrics
-            for key, name, fmt in ((report.LOSS, "loss", "{:.4f}"), (report.ENV_STEPS_PER_S, "steps/s", "{:,.0f}"),
-                                   (report.STEPS_PER_S, "steps/s", "{:,.0f}"), (report.WIN_RATE, "win", "{:.1%}"),
-                                   (report.HJB_MAX_REL_ERR_C, "err c", "{:.2%}")):
+            shown = ((report.LOSS, "loss", "{:.3g}".format), (report.ENV_STEPS_PER_S, "steps/s", amount_text),
+                     (report.STEPS_PER_S, "steps/s", amount_text), (report.WIN_RATE, "win", percent_text),
+                     (report.HJB_MAX_REL_ERR_C, "err c", percent_text))
+            for key, name, text in shown:
                 if key in m:
-                    self.postfix[name] = fmt.format(m[key])
+                    self.postfix[name] = text(m[key])
             if record.phase:
                 self.bar.set_description(record.phase)
             self.bar.n = round(record.progress * self.bar.total)
@@ -221,6 +237,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     devices = sub.add_parser("devices", help="show the CPU, GPUs and TensorFlow version this machine offers")
     devices.add_argument("--json", action="store_true", help="print JSON instead of text (default: off)")
+    for name in (*kinds, "sweep", "worker", "devices", "cluster"):
+        sub.choices[name].add_argument("--verbose", action="store_true",
+                                       help="show TensorFlow's own log lines on stderr (default: hidden)")
     return parser
 
 
@@ -600,10 +619,15 @@ def _fail(message: str) -> int:
     return EXIT_BAD_INPUT
 
 
+VERBOSE_ENV = "RLCORE_VERBOSE"  # 1: TensorFlow's own log lines stay on stderr (as --verbose)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from rlcore.runs.store import StoreError
 
     args = build_parser().parse_args(argv)
+    if not (getattr(args, "verbose", False) or os.environ.get(VERBOSE_ENV) == "1"):
+        quiet_native_logs()  # before TensorFlow is imported: its C++ start-up lines are noise to a user
     commands = {"devices": _run_devices, "runs": _run_runs, "worker": _run_worker, "sweep": _run_sweep,
                 "sweeps": _run_sweeps, "cluster": _run_cluster, "operator-hash": _run_operator_hash}
     try:

@@ -119,6 +119,48 @@ def xla_cache_dir(environ: dict[str, str] | None = None) -> str | None:
     return None
 
 
+def cpu_key() -> str:
+    """A short name for this CPU's model and instruction-set features (Linux: /proc/cpuinfo; elsewhere the
+    platform's description). XLA's CPU programs are compiled for the features of the machine that compiled them:
+    keyed by it, a cache shared between machines (a copied store, a network home) never hands one CPU another's
+    program, which could stop on an instruction it lacks (SIGILL)."""
+    import hashlib
+    import platform
+
+    described = platform.machine() + platform.processor()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
+            lines = [line for line in cpuinfo if line.startswith(("model name", "flags", "Features"))]
+        described += "".join(dict.fromkeys(lines))
+    except OSError:
+        pass
+    return hashlib.sha1(described.encode()).hexdigest()[:12]
+
+
+def quiet_native_logs() -> None:
+    """Send what TensorFlow's C++ side writes to the process's stderr (absl/oneDNN/CUDA start-up lines, XLA's
+    cache notices) nowhere, and keep Python's own stderr (errors, progress bars, tracebacks) on the terminal.
+
+    TensorFlow logs from C++ straight to file descriptor 2, whatever TF_CPP_MIN_LOG_LEVEL says for some lines
+    ("failed call to cuInit", the absl pre-init warning). Python writes through ``sys.stderr``, which is moved to a
+    copy of the original descriptor first. Must run before TensorFlow is imported; child processes inherit the
+    quiet descriptor 2.
+    """
+    import sys
+
+    if getattr(sys.stderr, "_rlcore_quiet", False):
+        return
+    sys.stderr.flush()
+    terminal = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    os.close(devnull)
+    stream = open(terminal, "w", buffering=1, encoding=sys.stderr.encoding or "utf-8",  # noqa: SIM115
+                  errors="backslashreplace")
+    stream._rlcore_quiet = True  # type: ignore[attr-defined]
+    sys.stderr = stream
+
+
 def prepare_process(device: str, home: str | os.PathLike, environ: dict[str, str] | None = None,
                     threads: int = 0) -> None:
     """What every process that trains does before it imports TensorFlow: fix the device and its CPU threads
@@ -128,4 +170,4 @@ def prepare_process(device: str, home: str | os.PathLike, environ: dict[str, str
     if threads > 0:
         env = os.environ if environ is None else environ
         env["TF_NUM_INTRAOP_THREADS"] = env["TF_NUM_INTEROP_THREADS"] = str(threads)
-    enable_xla_cache(os.path.join(os.fspath(home), "xla_cache"), environ)
+    enable_xla_cache(os.path.join(os.fspath(home), "xla_cache", cpu_key()), environ)

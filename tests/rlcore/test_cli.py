@@ -125,3 +125,21 @@ def test_operator_hash_prints_a_line_that_verifies_and_never_the_passphrase():
                            text=True, env=ENV, timeout=60)
     assert short.returncode == 2 and short.stdout == ""
     assert short.stderr.strip().endswith("the passphrase must have at least 8 characters.")
+
+
+def test_tensorflow_s_own_log_lines_stay_off_the_terminal_unless_verbose(tmp_path):
+    """devices and a turbo run loading XLA's compiled loop from a warm cache print nothing on stderr but their own
+    lines (absl, oneDNN, cuInit and XLA cache notices are TensorFlow's, not the user's)."""
+    env = ENV | {"RLCORE_HOME": str(tmp_path)}
+    devices = subprocess.run([sys.executable, "-m", "rlcore", "devices"], capture_output=True, text=True, env=env,
+                             timeout=180)
+    assert devices.returncode == 0 and devices.stderr == "" and "TensorFlow 2." in devices.stdout
+    turbo = [sys.executable, "-m", "rlcore", "dqn", "--exec", "turbo", "--train-seconds", "0.1", "--turbo-games", "16",
+             "--test-games", "10", "--quiet", "--json", str(tmp_path / "out.json")]
+    for expected in ("miss", "hit"):  # the second run loads the first one's programs
+        run = subprocess.run(turbo, capture_output=True, text=True, env=env, timeout=300)
+        assert run.returncode == 0 and run.stderr == "", run.stderr
+        assert json.loads((tmp_path / "out.json").read_text())["xla_cache"] == expected
+    verbose = subprocess.run([sys.executable, "-m", "rlcore", "devices", "--verbose"], capture_output=True, text=True,
+                             env=env, timeout=180)
+    assert verbose.returncode == 0 and "TensorFlow 2." in verbose.stdout  # the same answer, TensorFlow's lines kept
