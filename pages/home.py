@@ -18,9 +18,10 @@ st.markdown(
     "of every phase, each result judged against its yardstick (the book's win-rate test, the exact HJB solution)."
 )
 store = access.store()
-st.markdown("**Reproduce the seed's question**: queues the same 15-game DQN twice, in the slow port's `naive` "
-            "style and compiled (`graph`), then opens their comparison: games played against training seconds. "
-            "It takes about 80 seconds on 2 cores, nearly all of it the naive run.")
+if access.is_operator():
+    st.markdown("**Reproduce the seed's question**: queues the same 15-game DQN twice, in the slow port's `naive` "
+                "style and compiled (`graph`), then opens their comparison: games played against training seconds. "
+                "It takes about 80 seconds on 2 cores, nearly all of it the naive run.")
 if access.is_operator() and st.button("Reproduce the seed's question", type="primary", key="reproduce") \
         and access.require_operator("launch runs"):
     try:
@@ -39,12 +40,13 @@ if runs:
     runs_table.recent(runs)
     st.page_link("pages/runs.py", label="All runs and comparisons", icon=":material/table_rows:")
 st.subheader("From the shell")
+st.caption("In the lab's folder, after `make run` or `make test` made its `.venv`:")
 st.code(
-    "python -m rlcore dqn --exec naive --epochs 20    # the seed's port: model.predict per move\n"
-    "python -m rlcore dqn --exec graph                # the book's 5000 games, compiled once\n"
-    "python -m rlcore dqn --exec turbo                # the whole loop compiled, 512 games at once: 1 s\n"
-    "python -m rlcore dqn --help                      # every setting, grouped by the styles it applies to\n"
-    "python -m rlcore hjb --preset accurate           # the HJB question's network, judged against the exact V\n"
-    "python -m rlcore devices                         # what TensorFlow sees on this machine",
+    ".venv/bin/python -m rlcore dqn --exec naive --epochs 20   # the seed's port: model.predict per move\n"
+    ".venv/bin/python -m rlcore dqn --exec graph               # the book's 5000 games, compiled once\n"
+    ".venv/bin/python -m rlcore dqn --exec turbo               # the whole loop compiled, 512 games at once\n"
+    ".venv/bin/python -m rlcore dqn --help                     # every setting, by the styles it applies to\n"
+    ".venv/bin/python -m rlcore hjb --preset accurate          # the HJB network against the exact V\n"
+    ".venv/bin/python -m rlcore devices                        # what TensorFlow sees on this machine",
     language="bash",
 )

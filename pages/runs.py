@@ -12,7 +12,7 @@ if run_view.show_from_url(store):
 runs = store.list_runs()
 if not runs:
     st.info("No runs yet. Launch one on the Gridworld DQN, HJB solver or Benchmark lab page, or from the shell with "
-            "`python -m rlcore dqn --detach`.")
+            "`.venv/bin/python -m rlcore dqn --detach`.")
     st.stop()
 
 runs_table.delete_problems()

@@ -13,7 +13,11 @@ default, plus ``RLCORE_ALLOWED_HOSTS``), so a page that rebinds its own name to 
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import hmac
 import os
+import socket
 import threading
 import time
 from typing import Any
@@ -24,6 +28,8 @@ from rlcore.passphrase import verify
 from rlcore.runs.store import Store, StoreError
 
 VIEWER_HELP = "Only an operator can do this; sign in as operator in the sidebar."
+NO_SIGN_IN = ("Only an operator can do this, and this dashboard has no operator sign-in: its owner sets one up "
+              "(README, \"Sharing the lab\").")
 HASH_ENV = "RLCORE_OPERATOR_HASH"
 HOSTS_ENV = "RLCORE_ALLOWED_HOSTS"
 OPERATORS_ENV = "RLCORE_OPERATORS"  # with st.login: the e-mail addresses that may operate (empty: any)
@@ -46,16 +52,37 @@ def decide(address: str, sign_in_configured: bool, signed_in: bool) -> str:
     return "operator" if address in LOOPBACK else "viewer"
 
 
-def host_allowed(host_header: str | None, address: str, extra: str = "") -> bool:
-    """Whether a request's Host is one this dashboard serves: loopback names, the address it was bound to (unless
-    that is every interface), and the names the operator lists."""
+WILDCARDS = ("0.0.0.0", "::")
+
+
+def host_allowed(host_header: str | None, address: str, extra: str = "", own: frozenset[str] = frozenset()) -> bool:
+    """Whether a request's Host is one this dashboard serves: loopback names, the address it was bound to (or,
+    bound to every interface, ``own``: this machine's addresses and name, which Streamlit prints as the Network
+    URL), and the names the operator lists. A name some other site's DNS points here (rebinding) is none of them."""
     if not host_header:
         return True  # no HTTP request (Streamlit's test harness); every browser sends a Host
     host = _hostname(host_header)
     allowed = LOOPBACK | {h.strip().lower() for h in extra.split(",") if h.strip()}
-    if address not in ("", "0.0.0.0", "::"):
+    if address in WILDCARDS:
+        allowed |= own
+    elif address:
         allowed.add(address.lower())
     return host in allowed
+
+
+@functools.cache
+def own_names() -> frozenset[str]:
+    """This machine's addresses (every interface's, IPv6 in brackets as a Host header writes them) and its name."""
+    import psutil
+
+    names = {socket.gethostname().lower()}
+    for addresses in psutil.net_if_addrs().values():
+        for a in addresses:
+            if a.family == socket.AF_INET:
+                names.add(a.address)
+            elif a.family == socket.AF_INET6:
+                names.add(f"[{a.address.split('%')[0].lower()}]")
+    return frozenset(names)
 
 
 def _hostname(host_header: str) -> str:
@@ -71,6 +98,31 @@ def email_operates(email: str, operators: str) -> bool:
     list lets every address the identity provider signs in operate)."""
     allowed = {e.strip().lower() for e in operators.split(",") if e.strip()}
     return not allowed or email.strip().lower() in allowed
+
+
+SIGN_IN_COOKIE = "rlcore_operator"
+SIGN_IN_HOURS = 12  # a signed-in browser stays signed in this long, as in any web app (Sign out ends it at once)
+
+
+def sign_in_token(passphrase_hash_line: str, now: float, hours: float = SIGN_IN_HOURS) -> str:
+    """A browser's proof of a sign-in: its expiry and an HMAC of it under a key derived from the stored passphrase
+    hash (a new passphrase voids every token; the hash itself never leaves the server)."""
+    expiry = int(now + hours * 3600)
+    return f"{expiry}.{_token_mac(passphrase_hash_line, expiry)}"
+
+
+def token_valid(token: str | None, passphrase_hash_line: str | None, now: float) -> bool:
+    if not token or not passphrase_hash_line or token.count(".") != 1:
+        return False
+    expiry, mac = token.split(".")
+    if not expiry.isdigit() or int(expiry) < now or int(expiry) > now + SIGN_IN_HOURS * 3600 + 60:
+        return False
+    return hmac.compare_digest(mac, _token_mac(passphrase_hash_line, int(expiry)))
+
+
+def _token_mac(passphrase_hash_line: str, expiry: int) -> str:
+    key = hashlib.sha256(b"rlcore sign-in\0" + passphrase_hash_line.encode()).digest()
+    return hmac.new(key, f"operator {expiry}".encode(), hashlib.sha256).hexdigest()
 
 
 def locked_for(failures: list[float], now: float) -> float:
@@ -108,17 +160,38 @@ def _oidc_operator() -> bool:
     return email_operates(str(st.user.get("email", "")), os.environ.get(OPERATORS_ENV, ""))
 
 
+def _signed_in_by_cookie() -> bool:
+    """A browser that signed in within the last hours sends its token with every new session (a reload)."""
+    if st.session_state.get("_signed_out"):
+        return False
+    cookies = getattr(st.context, "cookies", None) or {}
+    if token_valid(cookies.get(SIGN_IN_COOKIE), passphrase_hash(), time.time()):
+        st.session_state["_operator"] = True
+        return True
+    return False
+
+
 def is_operator() -> bool:
-    configured = bool(passphrase_hash()) or oidc_configured()
-    signed_in = bool(st.session_state.get("_operator")) or _oidc_operator()
-    return decide(address(), configured, signed_in) == "operator"
+    signed_in = bool(st.session_state.get("_operator")) or _signed_in_by_cookie() or _oidc_operator()
+    return decide(address(), sign_in_configured(), signed_in) == "operator"
+
+
+def sign_in_configured() -> bool:
+    return bool(passphrase_hash()) or oidc_configured()
+
+
+def viewer_help() -> str:
+    """What a viewer is told about a control only an operator has: how to sign in, where that is possible."""
+    return VIEWER_HELP if sign_in_configured() else NO_SIGN_IN
 
 
 def require_operator(action: str) -> bool:
     """Checked by the server right before a change; a viewer gets one sentence and nothing changes."""
     if is_operator():
         return True
-    st.error(f"Only an operator can {action}; sign in as operator in the sidebar.")
+    how = "sign in as operator in the sidebar" if sign_in_configured() else \
+        "this dashboard has no operator sign-in (README, \"Sharing the lab\")"
+    st.error(f"Only an operator can {action}; {how}.")
     return False
 
 
@@ -131,7 +204,7 @@ class ViewerStore(Store):
     """The store as a viewer's pages get it: everything reads, every change refuses with one sentence."""
 
     def _writable(self) -> None:  # every change the store offers (create, cancel, rename, delete) asks this first
-        raise StoreError(VIEWER_HELP, "forbidden")
+        raise StoreError(viewer_help(), "forbidden")
 
 
 def store() -> Store:
@@ -142,13 +215,14 @@ def store() -> Store:
 # ---------------------------------------------------------------- hosts and signing in
 
 
-def check_host() -> None:
-    """Serve only the hosts the operator names; anything else gets one sentence and nothing of the app."""
+def refused_host() -> str | None:
+    """The sentence for a request whose Host this dashboard does not serve, or None."""
     host = st.context.headers.get("Host") if st.context.headers else None
-    if not host_allowed(host, address(), os.environ.get(HOSTS_ENV, "")):
-        st.error(f"This dashboard does not answer to the name {host[:80]!r}. Open it at an address its operator "
-                 f"serves, or, as its operator, add the name to {HOSTS_ENV}.")
-        st.stop()
+    own = own_names() if address() in WILDCARDS else frozenset()
+    if host_allowed(host, address(), os.environ.get(HOSTS_ENV, ""), own):
+        return None
+    return (f"This dashboard does not answer to the name {host[:80]!r}. Open it at an address its operator serves, "
+            f"or, as its operator, add the name to {HOSTS_ENV}.")
 
 
 @st.cache_resource
@@ -174,6 +248,8 @@ def try_passphrase(text: str) -> str | None:
         stored = passphrase_hash()
         if stored and verify(text, stored):
             st.session_state["_operator"] = True
+            st.session_state["_cookie"] = sign_in_token(stored, time.time())  # set in the browser on the next run
+            st.session_state.pop("_signed_out", None)
             session.clear()
             return None
         session.append(now)
@@ -181,13 +257,27 @@ def try_passphrase(text: str) -> str | None:
     return "That is not the operator's passphrase."
 
 
+def _set_cookie(token: str) -> None:
+    """Store (or, with an empty token, remove) the sign-in in this browser: only script can set a cookie from a
+    Streamlit page. The token is digits, a dot and hex digits, never user text."""
+    if token and not all(c.isdigit() or c in ".abcdef" for c in token):
+        return
+    age = SIGN_IN_HOURS * 3600 if token else 0
+    st.html(f"<script>document.cookie = '{SIGN_IN_COOKIE}={token}; Max-Age={age}; Path=/; SameSite=Strict'"
+            "+ (location.protocol === 'https:' ? '; Secure' : '');</script>", unsafe_allow_javascript=True)
+
+
 def sign_in_panel() -> None:
     """The sidebar's part: who you are here, and how to sign in or out."""
     operator = is_operator()
+    if "_cookie" in st.session_state:  # the browser keeps the sign-in (or forgets it) across reloads
+        _set_cookie(st.session_state.pop("_cookie"))
     if st.session_state.get("_operator"):
         st.caption("Signed in as operator.")
         if st.button("Sign out", key="sign_out"):
             st.session_state.pop("_operator", None)
+            st.session_state["_signed_out"] = True
+            st.session_state["_cookie"] = ""
             st.rerun()
         return
     if _oidc_operator():
@@ -211,5 +301,5 @@ def sign_in_panel() -> None:
         if st.button("Sign in as operator", key="sign_in_oidc"):
             st.login()
     else:
-        st.caption(f"To operate it, its owner sets a passphrase: run `python -m rlcore operator-hash` and serve it "
-                   f"with {HASH_ENV} set to the line it prints (see the README's \"Sharing the lab\").")
+        st.caption("To operate it, its owner sets a passphrase: run `.venv/bin/python -m rlcore operator-hash` and "
+                   f"serve it with {HASH_ENV} set to the line it prints (see the README's \"Sharing the lab\").")

@@ -34,7 +34,7 @@ def workload_page(kind: str, intro: Callable[[str | None], None] | None = None) 
                                          disabled=not result.valid or store.read_only)
         share.share_button(link_params(workload, result), "this form with these settings")
     if not operator:
-        st.caption("Viewers can look at every setting and share this form; " + access.VIEWER_HELP.lower())
+        st.caption("Viewers can look at every setting and share this form. " + access.viewer_help())
     elif store.read_only:
         st.caption(fmt.md(str(store_error(PermissionError(), store.path)), 400))
     elif not result.valid:

@@ -52,7 +52,11 @@ def page_of(kind: str) -> str | None:
 def run() -> None:
     """Navigation, the sidebar, then the chosen page; a storage fault is one sentence instead of the page."""
     st.set_page_config(page_title="TF Training Lab", page_icon=str(ICON), layout="wide")
-    access.check_host()  # before anything of the app: a name the operator did not list gets one sentence
+    refused = access.refused_host()  # before anything of the app: a name the operator did not list
+    if refused:
+        st.navigation(pages(), position="hidden")  # no menu, and no folder listing in its place
+        st.error(refused)
+        st.stop()
     st.html(STILL_PROGRESS)  # style only: Streamlit gives it no room on the page
     page = st.navigation(pages())
     forms.forget_other_pages(page.url_path)

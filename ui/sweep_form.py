@@ -154,7 +154,7 @@ def launch_section(store: Store, sweep: SweepForm) -> None:
                                          disabled=sweep.error is not None or store.read_only)
         share.share_button({k: v for k, v in st.query_params.to_dict().items()}, "this sweep's form")
     if not operator:
-        st.caption("Viewers can describe a sweep and share its form; " + access.VIEWER_HELP.lower())
+        st.caption("Viewers can describe a sweep and share its form. " + access.viewer_help())
     elif sweep.error is not None:
         st.caption("Launch is off until the setting marked above is fixed.")
     if clicked and sweep.error is None and access.require_operator("launch a sweep"):

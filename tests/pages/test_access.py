@@ -3,6 +3,7 @@ page as a viewer with no control that changes anything, a viewer's store refusin
 session holds, and the hosts served."""
 
 import json
+import socket
 
 import pytest
 import streamlit.config
@@ -38,6 +39,27 @@ def test_who_operates(address, configured, signed_in, role):
 ])
 def test_only_the_hosts_the_operator_names_are_served(host, address, extra, served):
     assert access.host_allowed(host, address, extra) is served
+
+
+def test_bound_to_every_interface_the_machine_s_own_addresses_are_served_as_streamlit_prints_them():
+    own = access.own_names()
+    assert "127.0.0.1" in own and socket.gethostname().lower() in own
+    assert access.host_allowed("10.77.0.2:8501", "0.0.0.0", "", frozenset({"10.77.0.2"}))
+    assert not access.host_allowed("10.77.0.3:8501", "0.0.0.0", "", frozenset({"10.77.0.2"}))
+    assert not access.host_allowed("10.77.0.2:8501", "127.0.0.1", "", frozenset({"10.77.0.2"}))  # not bound there
+
+
+def test_a_sign_in_token_proves_the_passphrase_for_hours_and_nothing_else():
+    now = 1_000_000.0
+    token = access.sign_in_token(HASH, now)
+    assert access.token_valid(token, HASH, now + 3600)
+    assert not access.token_valid(token, HASH, now + access.SIGN_IN_HOURS * 3600 + 1)  # expired
+    assert not access.token_valid(token, passphrase.hash_passphrase(PASSPHRASE), now)  # a new hash voids it
+    expiry, mac = token.split(".")
+    assert not access.token_valid(f"{int(expiry) + 3600}.{mac}", HASH, now)  # a longer life is not forged
+    assert not access.token_valid(f"{expiry}.{mac[:-1]}0", HASH, now)
+    for bad in ("", "garbage", "1.2.3", f"{10**30}.{mac}", None):
+        assert not access.token_valid(bad, HASH, now)
 
 
 @pytest.mark.parametrize(("email", "operators", "operates"), [
