@@ -384,9 +384,19 @@ def run(cfg: BenchConfig, reporter: report.Reporter | None = None) -> dict[str, 
                "train_seconds": time.perf_counter() - start,
                "best_pattern": fastest["pattern"] if fastest else None,
                "best_steps_per_second": max(rates) if rates else None,
-               "speedup": max(rates) / min(rates) if rates and min(rates) > 0 else None}
+               "speedup": same_batch_speedup(results)}
     reporter.on_end(summary)
     return summary
+
+
+def same_batch_speedup(cells: list[dict[str, Any]]) -> float | None:
+    """The largest fastest / slowest ratio among patterns measured on the same device, batch and width: like with
+    like, as the bars show it (a ratio across batches would mix the pattern's cost with the batch's)."""
+    groups: dict[tuple, list[float]] = {}
+    for c in cells:
+        groups.setdefault((c["device"], c["batch"], c["width"]), []).append(c["steps_per_second"])
+    ratios = [max(rates) / min(rates) for rates in groups.values() if len(rates) > 1 and min(rates) > 0]
+    return max(ratios) if ratios else None
 
 
 def cells_table(cells: list[dict[str, Any]]):

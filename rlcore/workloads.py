@@ -354,7 +354,7 @@ register(Workload(
                 "the first call (trace and compile) apart, then repeats whose median and spread are reported.",
     config=BenchConfig, train=_train_bench, judge=_judge_bench, describe=_describe_bench, unit="cells",
     headlines=(Headline("best_steps_per_second", "fastest steps/s", "steps/s"),
-               Headline("speedup", "fastest / slowest", "x"),
+               Headline("speedup", "fastest / slowest at one batch", "x"),
                Headline("train_seconds", "measuring time", "s", "lower")),
     presets=BENCH_PRESETS, preset_param="workload",
 ))

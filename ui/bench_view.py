@@ -10,6 +10,22 @@ from rlcore.config import BENCH_PATTERNS, BenchConfig, from_dict
 from rlcore.runs.store import Run
 from ui import charts
 
+# The cells table as people read it: titles with units, counts with thousands separators.
+_RATE = {"format": "localized"}
+CELL_COLUMNS = {
+    "calls_per_second": st.column_config.NumberColumn("calls/s", **_RATE),
+    "steps_per_second": st.column_config.NumberColumn("steps/s", **_RATE),
+    "samples_per_second": st.column_config.NumberColumn("samples/s", format="localized"),
+    "iqr": st.column_config.NumberColumn("spread of steps/s (IQR)", **_RATE,
+                                         help="Interquartile range of the repeats' steps/s."),
+    "setup_seconds": st.column_config.NumberColumn("build (s)", format="%.3f",
+                                                   help="Building the call: networks, optimizer, the trace."),
+    "first_call_seconds": st.column_config.NumberColumn("first call (s)", format="%.3f",
+                                                        help="Timed on its own: XLA compiles here."),
+    "calls": st.column_config.NumberColumn("calls timed", format="localized"),
+    "speedup": st.column_config.NumberColumn("vs slowest at this batch", format="%.1fx"),
+}
+
 
 def cells_so_far(run: Run, metrics: pd.DataFrame) -> list[dict]:
     cfg = from_dict(BenchConfig, run.config)
@@ -58,9 +74,6 @@ def show(run: Run, cells: list[dict]) -> None:
             break
         st.caption(bench.crossover_sentence(same_width, name))
     table = bench.cells_table(cells)
-    st.dataframe(table, hide_index=True, column_config={
-        "samples_per_second": st.column_config.NumberColumn("samples/s", format="%.0f"),
-        "speedup": st.column_config.NumberColumn(format="%.1fx"),
-    })
+    st.dataframe(table.drop(columns="workload"), hide_index=True, width="stretch", column_config=CELL_COLUMNS)
     st.download_button("Cells (CSV)", table.to_csv(index=False), f"bench{run.id}.csv", "text/csv",
                        key=f"bench_csv_{run.id}")

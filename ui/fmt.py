@@ -66,6 +66,18 @@ def number(value: float | None, unit: str = "") -> str:
     return amount_text(value, unit)
 
 
+def value(value: float | None, percent: bool = False) -> str:
+    """Any measured value as charts and tables write it: percentages as percent(), counts and rates with thousands
+    separators and three significant digits, tiny values (a loss of 1.88e-7) in short scientific form."""
+    if value is None or not math.isfinite(value):
+        return "–"
+    if percent:
+        return percent_text(value)
+    if value == 0 or abs(value) >= 0.01:
+        return amount_text(value)
+    return number_text(float(f"{value:.3g}"))
+
+
 def seconds(value: float | None) -> str:
     return "–" if value is None else seconds_text(value)
 

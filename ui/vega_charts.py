@@ -16,16 +16,13 @@ import pandas as pd
 from ui import charts, fmt
 
 HEIGHT = 300
+ONCE_PHASES = ("compile", "eval")  # paid once per run, not per step: no time per step beside them
 # SVG, not canvas: a label on a chart is then SVG text, which the browser test reads; the two renderers cost the
 # browser the same here, within the noise (docs/measurements/live_view_cost.md).
 EMBED = {"usermeta": {"embedOptions": {"renderer": "svg"}}}
 
 # On a log axis, a label per decade (0.001, 0.01, ...; 0.1%, 1%, ...), the ticks between them unlabelled.
 DECADES_ONLY = "abs(log(datum.value) / LN10 - round(log(datum.value) / LN10)) < 1e-6 ? datum.label : ''"
-
-
-def _value_format(percent: bool) -> str:
-    return ".3~%" if percent else ",.4~g"
 
 
 def metric_chart(rows: pd.DataFrame, *, title: str, color: str, smoothing: float = 0.0, log_y: bool = False,
@@ -37,7 +34,9 @@ def metric_chart(rows: pd.DataFrame, *, title: str, color: str, smoothing: float
         series = series[series["value"] > 0]  # a log axis cannot place zero or less
     data = pd.DataFrame({"step": series["step"].to_numpy(), "value": series["value"].to_numpy(dtype=float)})
     data["shown"] = charts.smooth(data["value"], smoothing, log_y).to_numpy() if smoothing > 0 else data["value"]
-    value_format = _value_format(percent)
+    # The numbers written on the chart in the lab's one format (246,289; 95.8%; 1.88e-7), made here: Vega's d3
+    # formats would write 2.463e+5.
+    data["label"] = [fmt.value(v, percent) for v in data["shown"]]
     y_scale: dict = {"type": "log"} if log_y else {"zero": True}
     if percent and not log_y:
         y_scale["domain"] = {"unionWith": [0, 1]}  # a rate reads against the whole 0–100%
@@ -62,7 +61,7 @@ def metric_chart(rows: pd.DataFrame, *, title: str, color: str, smoothing: float
                        {"filter": "datum.step === datum.newest"}],
          "mark": {"type": "text", "align": "right", "baseline": "bottom", "dx": -4, "dy": -6, "color": color,
                   "fontWeight": "bold"},
-         "encoding": {"x": x, "y": y, "text": {"field": "shown", "format": value_format}}},
+         "encoding": {"x": x, "y": y, "text": {"field": "label"}}},
         # Hover anywhere: a rule at the nearest step, and its values.
         {"params": [{"name": "hover", "select": {"type": "point", "fields": ["step"], "nearest": True,
                                                  "on": "pointerover", "clear": "pointerout"}}],
@@ -70,8 +69,7 @@ def metric_chart(rows: pd.DataFrame, *, title: str, color: str, smoothing: float
          "encoding": {"x": x, "opacity": {"condition": {"param": "hover", "empty": False, "value": 0.6},
                                           "value": 0},
                       "tooltip": [{"field": "step", "type": "quantitative", "format": ",d"},
-                                  {"field": "shown", "type": "quantitative", "title": title,
-                                   "format": value_format}]}},
+                                  {"field": "label", "title": title}]}},
     ]
     spec = {"title": title, "height": HEIGHT, "layer": layers, **EMBED}
     return data, spec
@@ -82,8 +80,8 @@ def phase_chart(phase_seconds: Mapping[str, float], steps: int, title: str = "wh
     """Seconds spent in each phase of the run, one horizontal bar per phase in the loop's order, the time per step
     written beside it."""
     data = pd.DataFrame({"phase": list(phase_seconds), "seconds": [float(v) for v in phase_seconds.values()]})
-    data["text"] = [f"{fmt.seconds(v)} ({fmt.seconds(v / steps)}/step)" if steps else fmt.seconds(v)
-                    for v in data["seconds"]]
+    data["text"] = [f"{fmt.seconds(v)} ({fmt.seconds(v / steps)}/step)" if steps and phase not in ONCE_PHASES
+                    else fmt.seconds(v) for phase, v in zip(data["phase"], data["seconds"], strict=True)]
     y = {"field": "phase", "type": "nominal", "sort": None, "title": None}
     spec = {"title": title, "height": HEIGHT, **EMBED, "encoding": {"y": y},
             "layer": [{"mark": {"type": "bar", "color": charts.PALETTE[0], "opacity": 0.35},

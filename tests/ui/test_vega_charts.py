@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ui import charts, vega_charts
+from ui import charts, fmt, vega_charts
 
 
 def _rows(values, name="train/loss"):
@@ -60,7 +60,8 @@ def test_long_series_are_thinned_keeping_the_newest_value_which_the_chart_writes
     data, spec = vega_charts.metric_chart(_rows(np.linspace(1, 2, 50_000)), title="loss", color="#000")
     assert len(data) <= charts.MAX_POINTS and data["step"].iloc[-1] == 4_999_900 and data["value"].iloc[-1] == 2.0
     newest = spec["layer"][1]
-    assert newest["mark"]["type"] == "text" and newest["encoding"]["text"]["field"] == "shown"
+    assert newest["mark"]["type"] == "text" and newest["encoding"]["text"]["field"] == "label"
+    assert data["label"].iloc[-1] == "2"  # written in the lab's format
     assert {"filter": "datum.step === datum.newest"} in newest["transform"]
 
 
@@ -69,3 +70,11 @@ def test_phase_chart_keeps_the_loops_order_and_writes_the_time_per_step():
     assert data["phase"].tolist() == ["train", "act"] and spec["encoding"]["y"]["sort"] is None
     assert data["text"].tolist() == ["3.0 s (3 ms/step)", "1.0 s (1 ms/step)"]
     assert json.dumps(_valid(spec)) == json.dumps(vega_charts.phase_chart({"train": 9.0, "act": 2.0}, steps=5)[1])
+
+
+def test_phases_paid_once_have_no_time_per_step_and_numbers_read_in_the_lab_s_format():
+    data, _ = vega_charts.phase_chart({"compile": 1.7, "in-graph": 2.0, "eval": 0.08}, steps=250_000)
+    assert data["text"].tolist() == ["1.7 s", "2.0 s (8 µs/step)", "80 ms"]
+    assert [fmt.value(v) for v in (253_614.2, 1.877e-7, 0.5, 0.0, 42.123)] == ["253,614", "1.88e-7", "0.500", "0",
+                                                                                "42.1"]
+    assert fmt.value(0.958, percent=True) == "95.8%"
