@@ -443,6 +443,8 @@ def _run_sweeps(args: argparse.Namespace) -> int:
             print(json.dumps([sweeps.to_dict(s) for s in listed], indent=2))
         elif not listed:
             print(f"no sweeps yet in {store.path}; start one with: python -m rlcore sweep --help")
+        if listed and not args.json:
+            print(f"{'id':>4}  {'kind':5}  {'runs':>10}  {'status':30}  label")
         for s in [] if args.json else listed:
             counts = sweeps.status_counts(store.sweep_runs(s.id))
             print(printable(f"{s.id:>4}  {s.kind:5}  {sum(counts.values()):>5} runs  "

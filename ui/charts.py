@@ -24,6 +24,9 @@ X_AXES = {"step": "step", "wall": "training seconds"}
 PALETTE = ("#636efa", "#ef553b", "#00cc96", "#ab63fa", "#ffa15a", "#19d3f3", "#ff6692", "#b6e880", "#ff97ff",
            "#fecb52")
 MARGIN = {"t": 40, "b": 40, "l": 60, "r": 10}
+# A legend in a row above the plot, under the title: at the bottom it covered the x axis's title.
+LEGEND = {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "left", "x": 0}
+MARGIN_WITH_LEGEND = MARGIN | {"t": 70}
 
 
 def run_color(run_id: int) -> str:
@@ -113,16 +116,20 @@ def metric_chart(metrics: pd.DataFrame, name: str, *, labels: Mapping[int, str] 
                                  hovertemplate=f"{value_format}<extra>{label}</extra>"))
     fig.update_layout(title=title or fmt.metric_title(name), xaxis=x_axis(rows[x], x),
                       yaxis=y_axis(rows["value"], log_y=log_y, percent=percent), hovermode="x unified",
-                      margin=MARGIN, legend={"orientation": "h"}, showlegend=rows["run_id"].nunique() > 1)
+                      margin=MARGIN_WITH_LEGEND if rows["run_id"].nunique() > 1 else MARGIN, legend=LEGEND,
+                      showlegend=rows["run_id"].nunique() > 1)
     return fig
 
 
 def solution_chart(k: np.ndarray, network: np.ndarray, exact: np.ndarray, what: str) -> go.Figure:
     """The network's V(k) or c(k) against the exact solution."""
-    fig = go.Figure([go.Scatter(x=k, y=exact, mode="lines", name="exact", line={"width": 4, "color": "#bbb"}),
-                     go.Scatter(x=k, y=network, mode="lines", name="network")])
+    # The network's line broad and light, the exact one thin, dashed and on top: where they agree both show.
+    fig = go.Figure([go.Scatter(x=k, y=network, mode="lines", name="network",
+                                line={"width": 6, "color": PALETTE[0]}, opacity=0.45),
+                     go.Scatter(x=k, y=exact, mode="lines", name="exact", line={"width": 2, "color": "#222",
+                                                                                 "dash": "dash"})])
     fig.update_layout(title=f"{what}(k): the network against the exact solution", xaxis_title="capital k",
-                      margin=MARGIN, hovermode="x unified")
+                      margin=MARGIN_WITH_LEGEND, legend=LEGEND, hovermode="x unified")
     return fig
 
 
@@ -132,7 +139,7 @@ def error_over_k_chart(k: np.ndarray, rel_err_v: np.ndarray, rel_err_c: np.ndarr
                      go.Scatter(x=k, y=rel_err_c, mode="lines", name="c")])
     fig.update_layout(title="relative error over k", xaxis_title="capital k",
                       yaxis=y_axis(pd.Series(np.concatenate([rel_err_v, rel_err_c])), log_y=True, percent=True),
-                      margin=MARGIN, hovermode="x unified")
+                      margin=MARGIN_WITH_LEGEND, legend=LEGEND, hovermode="x unified")
     return fig
 
 
@@ -194,7 +201,7 @@ def bench_bar_chart(cells: list[Mapping], title: str = "Speed of each pattern") 
             error_y={"type": "data", "array": [c.get("iqr") or 0 for c in mine], "visible": True},
             hovertemplate="%{x}: %{y:,.1f} steps/s<extra>" + device + "</extra>"))
     fig.update_layout(title=title, yaxis_type="log", yaxis_title="steps (calls × steps per call) per second",
-                      barmode="group", margin={"t": 40, "b": 40, "l": 60, "r": 10}, legend={"orientation": "h"})
+                      barmode="group", margin=MARGIN_WITH_LEGEND, legend=LEGEND)
     return fig
 
 
@@ -213,8 +220,7 @@ def crossover_chart(cells: list[Mapping], crossovers: Mapping[str, int | None] |
         if batch is not None:
             fig.add_vline(x=batch, line_dash="dash", line_color="#888", annotation_text=f"{name}: GPU from {batch:,}")
     fig.update_layout(title=title, xaxis_type="log", yaxis_type="log", xaxis_title="batch size",
-                      yaxis_title="samples per second", margin={"t": 40, "b": 40, "l": 60, "r": 10},
-                      legend={"orientation": "h"})
+                      yaxis_title="samples per second", margin=MARGIN_WITH_LEGEND, legend=LEGEND)
     return fig
 
 

@@ -158,9 +158,13 @@ def preset_choice(workload: workloads.Workload) -> str | None:
     if not workload.presets:
         return None
     options = list(workload.presets)
-    return st.selectbox(workload.preset_param, options, key=workload.preset_param, bind="query-params",
-                        on_change=apply_preset, args=(workload,),
-                        help="Named starting points: choosing one sets every field it implies.")
+    chosen = st.selectbox(workload.preset_param, options, key=workload.preset_param, bind="query-params",
+                          on_change=apply_preset, args=(workload,),
+                          help="Named starting points: choosing one sets every field it implies; the settings no "
+                               "preset sets keep your values.")
+    if chosen in workload.preset_help:
+        st.caption(workload.preset_help[chosen])
+    return chosen
 
 
 def config_form(workload: workloads.Workload, preset: str | None, no_gpu: str | None = None) -> FormResult:

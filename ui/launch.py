@@ -21,7 +21,7 @@ def workload_page(kind: str, intro: Callable[[str | None], None] | None = None) 
     st.title(workload.title)
     if run_view.show_from_url(store, kind):
         return
-    st.caption(workload.description)
+    st.caption(workload.description + (f" {workload.yardstick}" if workload.yardstick else ""))
     no_gpu = sidebar.gpu_reason(sidebar.device_card())
     forms.check_link(workload, no_gpu)
     preset = forms.preset_choice(workload)

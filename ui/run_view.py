@@ -23,7 +23,7 @@ DEFAULT_REFRESH = "2s"
 # (docs/measurements/live_view_cost.md).
 CHART_SECONDS = 2.0
 HIDDEN_FILES = {"worker.log", ".space-reserve"}
-VERDICT_BOX = {"ok": st.success, "rough": st.warning, "fail": st.error}
+VERDICT_BOX = {"ok": st.success, "rough": st.warning, "fail": st.error, "info": st.info}
 
 
 def show_from_url(store: Store, page_kind: str | None = None) -> bool:
@@ -129,7 +129,8 @@ def _status(store: Store, run: Run, every: float | None) -> Run | None:
 
 def _heading(run: Run) -> None:
     with st.container(horizontal=True, vertical_alignment="center"):
-        preset = f" ({fmt.md(run.preset)})" if run.preset else ""
+        named = run.preset and run.preset in run.label.split()  # "xla accurate" needs no "(accurate)"
+        preset = f" ({fmt.md(run.preset)})" if run.preset and not named else ""
         st.subheader(f"Run {run.id}: {fmt.md(run.label, 120)}{preset} — {run.status}", width="content")
         share.share_button({"run": run.id}, f"run {run.id}")
 
@@ -224,14 +225,14 @@ def _settings(run: Run) -> None:
         show_all = st.toggle("show every setting", key=f"all_settings_{run.id}")
         shown = table if show_all else changed
         if shown.empty:
-            st.caption("Every setting is at its default.")
+            st.caption(f"Every setting is as {base} {'has' if run.preset else 'have'} it.")
         else:
             st.dataframe(shown.drop(columns="changed"), hide_index=True, width="stretch")
 
 
 def _files(store: Store, run: Run, metrics: pd.DataFrame) -> None:
     with st.expander("Environment and files"):
-        st.json(run.environment or {}, expanded=False)
+        st.dataframe(views.environment_rows(run.environment), hide_index=True, width="stretch")
         columns = st.columns(3)
         columns[0].download_button("Metrics (CSV)", metrics.drop(columns="rowid").to_csv(index=False),
                                    f"run{run.id}_metrics.csv", "text/csv", key=f"csv_{run.id}")

@@ -118,9 +118,10 @@ def delete_control(store: Store, runs: list[Run]) -> None:
     with st.container(border=True):
         st.write(f"Delete run{'s' if len(ids) > 1 else ''} {', '.join(map(str, ids))} with their metrics, models and "
                  "replays? This cannot be undone.")
-        yes, no, _ = st.columns([1, 1, 6])
-        yes.button("Delete", type="primary", key="confirm_delete_yes", on_click=_delete, args=(store, ids))
-        no.button("Keep them", key="confirm_delete_no", on_click=st.session_state.pop, args=("confirm_delete", None))
+        with st.container(horizontal=True):  # buttons as wide as their words (columns cut them to "D…")
+            st.button("Delete", type="primary", key="confirm_delete_yes", on_click=_delete, args=(store, ids))
+            st.button("Keep them", key="confirm_delete_no", on_click=st.session_state.pop,
+                      args=("confirm_delete", None))
 
 
 def _delete(store: Store, ids: list[int]) -> None:

@@ -88,8 +88,13 @@ def _show(store: Store, sweep: Sweep, runs: list[Run]) -> None:
     h = workload.headlines[0]
     if top is not None:
         setting = " ".join(f"{names.get(k, k)}={v}" for k, v in top.setting.items())
-        st.success(fmt.md(f"Best by {h.label} ({h.better} is better): {setting} — {h.text(top.means[h.key])} ± "
-                          f"{h.text(top.spreads[h.key])} over {top.done} run{'s' if top.done != 1 else ''}.", 400))
+        finding = (f"{h.label} ({h.better} is better): {setting} — {h.text(top.means[h.key])} ± "
+                   f"{h.text(top.spreads[h.key])} over {top.done} run{'s' if top.done != 1 else ''}")
+        if ended < len(runs):  # a partial best is not a finding yet
+            st.info(fmt.md(f"Best so far by {finding}; {ended:,} of {len(runs):,} runs have ended, the best is "
+                           "named when all have.", 400))
+        else:
+            st.success(fmt.md(f"Best by {finding}.", 400))
         page = router.page_of(sweep.kind)
         if page:
             params = {names.get(k, k): v for k, v in (sweep.base | top.setting).items()}

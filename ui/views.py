@@ -55,7 +55,7 @@ def verdict(run: Run) -> workloads.Verdict | None:
     return workload.judge(cfg, run.summary)
 
 
-VERDICT_MARKS = {"ok": "✓", "rough": "~", "fail": "✗"}
+VERDICT_MARKS = {"ok": "✓", "rough": "~", "fail": "✗", "info": "·"}
 
 
 def verdict_word(run: Run) -> str:
@@ -224,6 +224,29 @@ def settings(run: Run) -> pd.DataFrame:
     return table.sort_values("changed", ascending=False, kind="stable").reset_index(drop=True)
 
 
+ENVIRONMENT_NAMES = {
+    "python": "Python", "tensorflow": "TensorFlow", "keras": "Keras", "cpu": "CPU", "cores": "CPU cores",
+    "gpus": "GPUs", "gpu": "GPU", "cuda_visible_devices": "CUDA_VISIBLE_DEVICES",
+    "intra_op_threads": "TensorFlow threads in an op", "inter_op_threads": "TensorFlow threads between ops",
+    "hostname": "host", "platform": "platform", "executable": "Python executable", "node": "Ray node",
+}
+
+
+def environment_rows(environment: Mapping[str, Any] | None) -> pd.DataFrame:
+    """What a run ran on, one row per item with a human name (a nested item, the Ray node, flattened)."""
+    rows = []
+    for key, value in (environment or {}).items():
+        items = value.items() if isinstance(value, Mapping) else [("", value)]
+        for sub, item in items:
+            name = ENVIRONMENT_NAMES.get(key, key.replace("_", " "))
+            if isinstance(item, list | tuple):
+                item = ", ".join(map(str, item)) or "none"
+            rows.append({"item": f"{name}: {sub.replace('_', ' ')}" if sub else name,
+                         "value": "–" if item is None else fmt.value_text(item) if isinstance(item, int | float)
+                         else str(item)})
+    return pd.DataFrame(rows, columns=["item", "value"])
+
+
 def relaunch_values(run: Run) -> dict[str, Any]:
     """The form's values that reproduce a run: every applicable field, by field name."""
     workload = workloads.get(run.kind)
@@ -252,9 +275,22 @@ def settings_diff(runs: list[Run]) -> pd.DataFrame:
 # ---------------------------------------------------------------- comparisons
 
 
+# Two runs of the same settings on one machine differ this much in speed by chance: single runs of the same DQN
+# spread 258-548 env steps/s within one session on this shared 2-core machine (docs/measurements/live_view_cost.md).
+# A ratio below this is not stated as a finding.
+NOISE_RATIO = 1.3
+
+
+def differing_settings(a: Run, b: Run) -> list[str]:
+    """The names of the settings two runs of one workload differ in."""
+    names = {f.name: label_of(f) for f in dataclasses.fields(workloads.get(a.kind).config)}
+    return [names.get(k, k) for k in dict.fromkeys([*a.config, *b.config]) if a.config.get(k) != b.config.get(k)]
+
+
 def comparison_sentence(runs: list[Run]) -> str | None:
     """The headline of a comparison of finished runs of one workload: how much more throughput the fastest has
-    than the slowest, and, when they differ only in execution style, how long each trained."""
+    than the slowest, said as a finding only when it exceeds this machine's run-to-run noise, with what else the
+    two runs differ in than the execution style, and, when style is all they differ in, how long each trained."""
     done = [r for r in runs if r.status == "done" and r.summary]
     if len(done) < 2 or len({r.kind for r in done}) > 1:
         return None
@@ -265,16 +301,25 @@ def comparison_sentence(runs: list[Run]) -> str | None:
     if len(rated) < 2:
         return None
     (slow, slow_run), (fast, fast_run) = min(rated, key=lambda p: p[0]), max(rated, key=lambda p: p[0])
-    ratio = f"{fast / slow:,.0f}x" if fast / slow >= 10 else f"{fast / slow:,.2g}x"
-    sentence = (f"{fast_run.label} ran {ratio} the {rate.label} of {slow_run.label} "
-                f"({fmt.number(fast)} against {fmt.number(slow)}).")
+    ratio = fast / slow
+    numbers = f"({fmt.number(fast)} against {fmt.number(slow)})"
+    if ratio < NOISE_RATIO:
+        sentence = (f"{fast_run.label} and {slow_run.label} ran at about the same {rate.label} {numbers}: "
+                    f"{ratio:.2g}x is within what two runs of the same settings differ by on one machine.")
+    else:
+        shown = f"{ratio:,.0f}x" if ratio >= 10 else f"{ratio:,.2g}x"
+        sentence = f"{fast_run.label} ran {shown} the {rate.label} of {slow_run.label} {numbers}."
     watched = dict.fromkeys(r.id for r in (fast_run, slow_run) if r.watched_seconds > 0)
     if watched:
         sentence += (f" Watched live while it ran, so its speed may read low: "
                      f"{', '.join(f'run {i}' for i in watched)}.")
-    apart_from_style = [{k: v for k, v in r.config.items() if k != "exec_mode"} for r in done]
+    other = [n for n in differing_settings(fast_run, slow_run) if n not in ("exec", "exec_mode", "seed")]
     times = [r.summary.get("train_seconds") for r in done]
-    if all(c == apart_from_style[0] for c in apart_from_style) and all(times):
+    apart_from_style = [{k: v for k, v in r.config.items() if k != "exec_mode"} for r in done]
+    if other and ratio >= NOISE_RATIO:
+        sentence += f" They differ in {', '.join(other[:4])}{' and more' if len(other) > 4 else ''} too, not only " \
+                    "in style."
+    elif all(c == apart_from_style[0] for c in apart_from_style) and all(times):
         quick, slow_r = min(done, key=lambda r: r.summary["train_seconds"]), max(
             done, key=lambda r: r.summary["train_seconds"])
         sentence += (f" Same settings but the style: {slow_r.label} trained for "
