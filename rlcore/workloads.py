@@ -308,8 +308,7 @@ def _describe_hjb(cfg: HJBConfig, summary: dict[str, Any]) -> str:
 
 register(Workload(
     kind="hjb", title="HJB solver",
-    description="The neoclassical growth model's HJB equation solved by the seed's small network, judged against "
-                "the exact saddle-path solution.",
+    description="The neoclassical growth model's HJB equation solved by the seed's small network.",
     config=HJBConfig, train=_train_hjb, judge=_judge_hjb, describe=_describe_hjb,
     headlines=(Headline("max_rel_err_c", "max error of c", "%", "lower"),
                Headline("max_rel_err_V", "max error of V", "%", "lower"),

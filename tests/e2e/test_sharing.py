@@ -127,15 +127,22 @@ def test_an_operator_launches_and_a_viewer_with_the_link_sees_the_run_and_no_con
     expect(_write_buttons(viewer)).to_have_count(0)
     expect(viewer.get_by_role("button", name=re.compile("keras"))).to_have_count(0)
     runs = _open(browser, f"{base}/runs?runs=1,2")
-    expect(runs.get_by_role("heading", name="Comparing runs 1, 2")).to_be_visible()
+    expect(runs.get_by_role("heading", name="Comparing 2 runs")).to_be_visible()
     expect(_write_buttons(runs)).to_have_count(0)
     OUTPUT.mkdir(parents=True, exist_ok=True)
     viewer.screenshot(path=OUTPUT / "shared_run_viewer.png", full_page=True)
 
     _sign_in(viewer, PASSPHRASE)  # signing in there turns the controls on
     expect(viewer.get_by_role("button", name="Launch again")).to_be_visible()
+    viewer.reload()  # a signed-in browser stays signed in, as in any web app
+    wait_for_app(viewer)
+    expect(viewer.get_by_text("Signed in as operator.")).to_be_visible(timeout=30_000)
+    expect(viewer.get_by_role("button", name="Launch again")).to_be_visible()
     viewer.get_by_role("button", name="Sign out").click()
     expect(viewer.get_by_role("button", name="Launch again")).to_have_count(0)
+    viewer.reload()  # and signed out, it stays out
+    wait_for_app(viewer)
+    expect(viewer.get_by_text(re.compile("^You are a viewer"))).to_be_visible(timeout=30_000)
 
     log = (home / "streamlit.log").read_text()
     assert HASH not in log and HASH.split("$")[-1] not in log and PASSPHRASE not in log
@@ -187,3 +194,37 @@ def test_a_foreign_host_gets_one_sentence_and_nothing_of_the_app(lab, browser):
     expect(page.get_by_role("heading", name=re.compile("Run"))).to_have_count(0)
     expect(page.get_by_test_id("stMain").get_by_role("button")).to_have_count(0)  # no launch form
     expect(page.get_by_test_id("stSidebar")).to_have_count(0)  # no navigation, no sign-in
+
+
+def _can_make_namespaces() -> bool:
+    import os
+    import shutil
+    import subprocess
+
+    return os.geteuid() == 0 and shutil.which("unshare") is not None and shutil.which("ip") is not None and \
+        subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not _can_make_namespaces(), reason="a network namespace of its own needs root and unshare")
+def test_the_readme_s_sharing_recipe_answers_at_the_network_url_it_prints_as_a_viewer(tmp_path):
+    """`make run HOST=0.0.0.0`, as the README says, in a namespace whose address is a private test one on a dummy
+    interface (nothing leaves it): the Network URL Streamlit prints opens the lab, for a viewer."""
+    import json
+    import subprocess
+    import sys
+
+    # A dummy interface where the kernel has the module, else a veth pair with both ends inside the namespace:
+    # either way the test address is connected to nothing (Streamlit's probes for its addresses go nowhere).
+    interface = ("{ ip link add d0 type dummy 2>/dev/null || { ip link add d0 type veth peer name d1 && "
+                 "ip link set d1 up; }; }")
+    setup = (f"ip link set lo up && {interface} && ip addr add 10.77.0.2/24 dev d0 && ip link set d0 up && "
+             "ip route add default dev d0 && exec \"$0\" \"$@\"")
+    check = str(ROOT / "devtools" / "share_check.py")
+    proc = subprocess.run(["unshare", "-n", "sh", "-c", setup, sys.executable, check, str(tmp_path)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert "error" not in seen, seen
+    assert re.fullmatch(r"http://10\.77\.0\.2:\d+", seen["url"]) and seen["title"] == "TF Training Lab"
+    assert "You are a viewer" in seen["sidebar"] and seen["reproduce_buttons"] == 0
+    assert any("Shared: viewers open the Network URL" in line for line in seen["printed"])

@@ -1,0 +1,158 @@
+"""Finding one's way in real Chromium: what a user types into a form's number is what Launch queues (or a
+sentence and nothing queued), every run and sweep in a table opens its view, and the address bar is the link of
+what the page shows (a reload after "Launch again" shows the same form).
+
+AppTest sets widget values directly; only a browser shows what its own fields refuse (a number field with bounds
+kept its old value when -5 was typed and Launch queued that), so these run in Chromium.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from devtools.browser import chromium, served_app, wait_for_app
+from rlcore import search
+from rlcore.runs.store import Store
+
+# What a browser's number field refused or mangled (-5 below a minimum, 1.5 above a maximum, a seed past 2**31,
+# lr 0, 1e9 in a whole-number field, letters), typed into each form's fields. A field either keeps the text and
+# the form says why Launch is off, or the run Launch queues has exactly the value shown.
+TYPED = {
+    "dqn": [("epochs", "-5"), ("gamma", "1.5"), ("seed", "99999999999"), ("lr", "0"), ("memory", "1e9"),
+            ("batch", "abc")],
+    "hjb": [("steps", "-5"), ("seed", "99999999999"), ("lr", "0"), ("batch", "1e9"), ("k max", "abc"),
+            ("gamma", "1.5")],  # a CRRA of 1.5 is valid: this one launches, with 1.5
+    "bench": [("repeats", "-5"), ("min seconds", "1.5"), ("seed", "99999999999"), ("repeats", "1e9"),
+              ("min seconds", "abc"), ("min seconds", "0")],
+    "sweeps": [("random draws", "-5"), ("seed of the draws", "99999999999"), ("random draws", "1e9"),
+               ("random draws", "abc"), ("gamma", "1.5"), ("lr", "0")],
+}
+LAUNCH = {"dqn": "Launch", "hjb": "Launch", "bench": "Launch", "sweeps": "Launch sweep"}
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory):
+    return tmp_path_factory.mktemp("rlcore_home")
+
+
+@pytest.fixture(scope="module")
+def server(home):
+    with served_app(home) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as browser:
+        yield browser
+
+
+def _page(browser, url: str) -> Page:
+    page = browser.new_context(viewport={"width": 1400, "height": 2000}).new_page()
+    page.goto(url)
+    wait_for_app(page)
+    return page
+
+
+def _field(page: Page, name: str):
+    box = page.get_by_role("textbox", name=name, exact=True)
+    if not box.count():  # a rarer setting: under "More settings"
+        page.get_by_text("More settings").first.click()
+    return box
+
+
+def _type(page: Page, name: str, text: str) -> None:
+    box = _field(page, name)
+    box.fill(text)
+    box.press("Enter")
+    page.wait_for_timeout(300)
+    wait_for_app(page)
+
+
+@pytest.mark.parametrize("form", list(TYPED))
+def test_what_is_typed_into_a_number_is_what_launch_queues_or_a_sentence_and_nothing(server, browser, home, form):
+    store = Store(home)
+    page = _page(browser, f"{server}/{form}")
+    for name, text in TYPED[form]:
+        before = {r.id for r in store.list_runs()}
+        expect(_field(page, name)).not_to_have_value("")  # drawn with its value
+        default = _field(page, name).input_value()
+        _type(page, name, text)
+        expect(_field(page, name)).to_have_value(text)  # the field holds exactly what was typed
+        launch = page.get_by_role("button", name=LAUNCH[form], exact=True)
+        if launch.is_enabled():
+            launch.click()
+            expect(page).to_have_url(re.compile(r"[?&](run|sweep)=\d+"), timeout=30_000)
+            (new,) = [r for r in store.list_runs() if r.id not in before]
+            store.request_cancel(new.id)  # what was queued is all this test needs
+            key = name.replace(" ", "_")
+            assert str(new.config[key]) == text, (name, text, new.config[key])
+            page = _page(browser, f"{server}/{form}")
+            continue
+        sentence = page.get_by_test_id("stAlertContentError")
+        expect(sentence).to_have_count(1)
+        assert re.search(rf"\b{name.replace(' ', '[_ ]')}\b", sentence.inner_text()), sentence.inner_text()
+        expect(page.get_by_test_id("stException")).to_have_count(0)
+        time.sleep(0.5)  # a queue would have shown by now
+        assert {r.id for r in store.list_runs()} == before
+        _type(page, name, default)  # mended, Launch is on again
+        expect(page.get_by_test_id("stAlertContentError"), f"{name}={default}").to_have_count(0)
+        expect(page.get_by_role("button", name=LAUNCH[form], exact=True)).to_be_enabled()
+
+
+def _click_link_cell(page: Page, table, row: int) -> Page:
+    """Click the link in a table's first column, ``row`` rows under the header (the grid draws on a canvas, so by
+    position); the view opens in a new tab, which is returned."""
+    box = table.bounding_box()
+    x, y = box["x"] + 60, box["y"] + 35 * (row + 1) + 17
+    page.mouse.move(x - 10, y)
+    page.mouse.move(x, y)
+    with page.context.expect_page(timeout=20_000) as opened:
+        page.mouse.down()
+        page.wait_for_timeout(100)
+        page.mouse.up()
+    view = opened.value
+    wait_for_app(view)
+    return view
+
+
+def test_a_run_or_a_sweep_in_a_table_opens_its_view_and_launch_again_is_a_link(server, browser, home):
+    store = Store(home)
+    for run in store.list_runs():  # what the form test queued
+        store.request_cancel(run.id)
+    finished = store.create_run("dqn", {"epochs": 40, "exec_mode": "graph"}, label="forty games")
+    store.finish(finished, "done", summary={"win_rate": 0.5, "steps_per_second": 300.0, "train_seconds": 2.0})
+    sweep_id, members = store.create_sweep("dqn", {"epochs": 3},
+                                           search.Space(grid={"batch_size": [16, 32]}).to_dict(),
+                                           [({"epochs": 3, "batch_size": b}, f"batch={b}") for b in (16, 32)],
+                                           label="two batches")
+    for run_id in members:
+        store.finish(run_id, "cancelled")
+
+    runs = _page(browser, f"{server}/runs")
+    table = runs.get_by_test_id("stDataFrame").first
+    expect(table).to_be_visible()
+    newest_first = sorted((r.id for r in store.list_runs()), reverse=True)
+    view = _click_link_cell(runs, table, newest_first.index(finished))
+    expect(view.get_by_role("heading", name=re.compile(rf"^Run {finished}: forty games — done"))).to_be_visible(
+        timeout=30_000)
+    assert re.search(rf"/dqn\?run={finished}(#|$)", view.url)
+
+    sweeps = _page(browser, f"{server}/sweeps")
+    listed = sweeps.get_by_test_id("stDataFrame").first
+    expect(listed).to_be_visible()
+    opened = _click_link_cell(sweeps, listed, 0)
+    heading = opened.get_by_role("heading", name=re.compile(rf"^Sweep {sweep_id}: two batches"))
+    expect(heading).to_be_visible(timeout=30_000)
+
+    view.get_by_role("button", name="Launch again with these settings").click()
+    expect(view).to_have_url(re.compile(r"/dqn\?(.*&)?epochs=40\b"))
+    expect(view.get_by_role("textbox", name="epochs", exact=True)).to_have_value("40")
+    view.reload()
+    wait_for_app(view)
+    expect(view.get_by_role("textbox", name="epochs", exact=True)).to_have_value("40")  # the link is the form
+    expect(view.get_by_role("combobox", name="exec")).to_have_value("graph")
