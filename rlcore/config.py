@@ -163,6 +163,16 @@ def applicable_fields(cls_or_cfg: Any, style: str | None = None) -> list[datacla
     return [f for f in dataclasses.fields(cls_or_cfg) if applies(f, style)]
 
 
+PROFILE_HELP = ("Training steps to record with TensorFlow's profiler after warm-up (0 = none): the run's view then "
+                "says why it is as fast as it is. The recorded steps are left out of its speed. Book loop: moves; "
+                "turbo: calls of the compiled loop; HJB: gradient steps (whole calls); bench: calls of each cell.")
+PROFILE_MAX = 100_000
+
+
+def _profile_param(**kwargs: Any) -> Any:
+    return param(0, PROFILE_HELP, lo=0, hi=PROFILE_MAX, **kwargs)
+
+
 DQN_EXEC_MODES = EXEC_MODES
 TURBO = (ExecMode.TURBO.value,)
 
@@ -231,6 +241,7 @@ class DQNConfig:
     threads: int = param(1, THREADS_HELP, lo=0, hi=1024, advanced=True, styles=BOOK_STYLES, group="Execution")
     seed: int = param(0, "Seed of boards, noise, exploration, sampling and weights.", lo=0, hi=2**31 - 1,
                       group="Execution")
+    profile: int = _profile_param(group="Execution")
     # Turbo: tuned for the fastest learning per second, not the book's values.
     train_seconds: float = param(1.0, "Training wall time in seconds (the trace and compile are timed apart).",
                                  lo=0.01, hi=86_400.0, styles=TURBO, group="Turbo")
@@ -277,6 +288,16 @@ class DQNConfig:
             raise ConfigError(
                 f"batch must not exceed memory ({self.batch_size:,} > {self.memory_size:,}): "
                 "the batch is drawn without replacement from the replay memory.", "batch_size")
+        elif self.profile and self.profile > self.most_training_moves:
+            raise ConfigError(f"profile must not exceed the training moves this run can have "
+                              f"({self.profile:,} > {self.most_training_moves:,}: {self.epochs:,} games of at most "
+                              f"{self.max_moves:,} moves, after {self.warmup:,} moves filling the memory).",
+                              "profile")
+
+    @property
+    def most_training_moves(self) -> int:
+        """The most moves that train in the book's loop: every game at its longest, after the replay warm-up."""
+        return max(0, self.epochs * self.max_moves - self.warmup - 1)
 
     @property
     def warmup(self) -> int:
@@ -335,6 +356,7 @@ class HJBConfig:
     device: str = param("cpu", "Device: cpu or gpu (gpu fails clearly when TensorFlow sees none).", choices=DEVICES)
     threads: int = param(1, THREADS_HELP, lo=0, hi=1024, advanced=True)
     seed: int = param(1234, "Seed of the weights and the sampled k.", lo=0, hi=2**31 - 1)
+    profile: int = _profile_param()
     # Accuracy reports
     eval_every: int = param(5000, "Measure the error against the exact solution every this many steps "
                             "(0 = only at the end).", lo=0, hi=1_000_000_000, advanced=True)
@@ -356,6 +378,10 @@ class HJBConfig:
         if self.lr_schedule != "constant" and self.lr_final > self.learning_rate:
             raise ConfigError(f"lr_final must not exceed lr when the rate decays ({number_text(self.lr_final)} > "
                               f"{number_text(self.learning_rate)}).", "lr_final")
+        after_first = self.steps - min(self.steps_per_call, self.steps)
+        if self.profile > after_first:
+            raise ConfigError(f"profile must not exceed the steps after the first call, which traces and "
+                              f"compiles ({self.profile:,} > {after_first:,}).", "profile")
 
 
 # Named starting points; explicit values override them.
@@ -421,6 +447,7 @@ class BenchConfig:
     min_seconds: float = param(1.0, "Minimum length of each timed repeat, in seconds.", lo=0.01, hi=3600,
                                advanced=True)
     seed: int = param(0, "Seed of the networks and the input data.", lo=0, hi=2**31 - 1, advanced=True)
+    profile: int = _profile_param()
 
     def __post_init__(self) -> None:
         check_fields(self)

@@ -19,7 +19,7 @@ import numpy as np
 import tensorflow as tf
 
 from rlcore import gridworld as gw
-from rlcore import report
+from rlcore import profiling, report
 from rlcore.config import DQNConfig
 from rlcore.execution import BOOK_STYLES, ExecMode, check_device, compile_fn
 from rlcore.qnet import N_ACTIONS, STATE_SIZE, STATES, TrainResult, book_test, build_q_network, copy_weights
@@ -156,10 +156,12 @@ class Agent:
 
 
 class PhaseClock:
-    """Splits wall time into named phases: each ``lap`` adds the time since the previous one."""
+    """Splits wall time into named phases: each ``lap`` adds the time since the previous one (nothing while
+    ``paused``: a profiled step is no part of the run's phases)."""
 
     def __init__(self, names: tuple[str, ...]) -> None:
         self.seconds = dict.fromkeys(names, 0.0)
+        self.paused = False
         self._t = time.perf_counter()
 
     def restart(self) -> None:
@@ -167,7 +169,8 @@ class PhaseClock:
 
     def lap(self, name: str) -> None:
         now = time.perf_counter()
-        self.seconds[name] += now - self._t
+        if not self.paused:
+            self.seconds[name] += now - self._t
         self._t = now
 
 
@@ -197,16 +200,21 @@ def train(cfg: DQNConfig, reporter: report.Reporter | None = None, *,
     history: list[tuple[int, float]] = []
     steps = games = 0
     eval_seconds = 0.0
+    # A profiled window of moves once training has begun (the first train calls trace), left out of the speed.
+    capture = profiling.window(cfg.profile, start=cfg.warmup + 3)
     t_start = last_report = clock()
 
     def train_seconds() -> float:
-        return clock() - t_start - eval_seconds
+        return clock() - t_start - eval_seconds - capture.excluded_seconds
+
+    def timed_steps() -> int:
+        return steps - capture.excluded_steps
 
     def emit(win_rate: float | None = None, phase: str = "") -> bool:
         """Report the window since the last record; False when the reporter asks to stop."""
         nonlocal last_report
         now = train_seconds()
-        metrics = {report.GAMES: float(games), report.EPSILON: cfg.epsilon} | window.close(steps, now)
+        metrics = {report.GAMES: float(games), report.EPSILON: cfg.epsilon} | window.close(timed_steps(), now)
         if win_rate is not None:
             metrics[report.WIN_RATE] = win_rate
         metrics.update({report.PHASE_PREFIX + k: v for k, v in phases.seconds.items()})
@@ -230,29 +238,35 @@ def train(cfg: DQNConfig, reporter: report.Reporter | None = None, *,
         s1 = env.state(cfg.train_noise)
         phases.lap("env")
         for _ in range(cfg.max_moves):
-            steps += 1
-            explore = explore_rng.random() < cfg.epsilon
-            a = int(explore_rng.integers(0, N_ACTIONS)) if explore else agent.act(s1)
-            phases.lap("act")
+            profiled = capture.excluded_steps
+            with capture.step():
+                phases.paused = capture.capturing
+                steps += 1
+                explore = explore_rng.random() < cfg.epsilon
+                a = int(explore_rng.integers(0, N_ACTIONS)) if explore else agent.act(s1)
+                phases.lap("act")
 
-            r = env.step(a)
-            s2 = env.state(cfg.train_noise)
-            phases.lap("env")
+                r = env.step(a)
+                s2 = env.state(cfg.train_noise)
+                phases.lap("env")
 
-            memory.add(s1, a, r, s2, r > 0)  # done only on reaching the goal
-            s1 = s2
-            if len(memory) > cfg.warmup:
-                batch = memory.sample(sample_rng, cfg.batch_size)
-                phases.lap("replay")
-                loss = agent.train(batch)
-                window.add_loss(loss)
-                last_losses.append(loss)
-                phases.lap("train")
-                if steps % cfg.sync_every == 0:
-                    agent.sync()
-                    phases.lap("sync")
-            else:
-                phases.lap("replay")
+                memory.add(s1, a, r, s2, r > 0)  # done only on reaching the goal
+                s1 = s2
+                if len(memory) > cfg.warmup:
+                    batch = memory.sample(sample_rng, cfg.batch_size)
+                    phases.lap("replay")
+                    loss = agent.train(batch)
+                    window.add_loss(loss)
+                    last_losses.append(loss)
+                    phases.lap("train")
+                    if steps % cfg.sync_every == 0:
+                        agent.sync()
+                        phases.lap("sync")
+                else:
+                    phases.lap("replay")
+            if capture.excluded_steps != profiled:
+                phases.paused = False
+                phases.restart()  # the profiler's start and stop are no phase of the loop
             if r != gw.REWARD_STEP:
                 break
             if clock() - last_report >= report_interval and not emit():
@@ -265,22 +279,28 @@ def train(cfg: DQNConfig, reporter: report.Reporter | None = None, *,
         elif clock() - last_report >= report_interval:
             stopped = not emit() or stopped
 
+    capture.finish()
     total_seconds = train_seconds()
     emit(phase=report.TESTING)
     win_rate = test()
+    profile = None
+    if cfg.profile:
+        emit(phase="reading the profile")
+        profile = capture.profile(train_seconds=total_seconds)
     emit(win_rate)
     result = TrainResult(
         config=asdict(cfg),
         steps=steps,
         games=games,
         train_seconds=total_seconds,
-        steps_per_second=steps / total_seconds if total_seconds > 0 else 0.0,
+        steps_per_second=timed_steps() / total_seconds if total_seconds > 0 else 0.0,
         final_loss=float(np.mean([float(x) for x in last_losses])) if last_losses else None,
         win_rate=win_rate,
         phase_seconds=dict(phases.seconds),
         eval_seconds=eval_seconds,
         stopped_early=stopped,
         win_rate_history=history,
+        profile=profile,
         agent=agent,
     )
     reporter.on_end(result.summary())

@@ -19,7 +19,7 @@ import tensorflow as tf
 
 from rlcore import gridworld as gw
 from rlcore import gridworld_tf as gtf
-from rlcore import report
+from rlcore import profiling, report
 from rlcore.config import DQNConfig
 from rlcore.execution import check_device, xla_cache_dir, xla_cache_snapshot, xla_cache_status
 from rlcore.qnet import N_ACTIONS, STATE_SIZE, STATES, TrainResult, book_test, build_q_network, copy_weights
@@ -216,14 +216,26 @@ def train(cfg: DQNConfig, reporter: report.Reporter | None = None) -> TurboResul
         window = report.Window(report.ENV_STEPS_PER_S)
         train_seconds, last_report, losses = 0.0, 0.0, []
         chunk = tf.constant(cfg.turbo_chunk)
+        # A profiled window of calls after the first, left out of the time budget and the speed.
+        capture = profiling.window(cfg.profile, start=1)
+        profiled_steps = 0  # env steps collected in profiled calls
+
+        def timed_steps() -> int:
+            return int(agent.collected) * cfg.turbo_games - profiled_steps
+
         while train_seconds < budget and not stopped:
+            calls = capture.excluded_steps
             t = time.perf_counter()
-            loss = float(agent.chunk(chunk))  # fetching the loss waits for the chunk to finish
-            train_seconds += time.perf_counter() - t
+            with capture.step():
+                loss = float(agent.chunk(chunk))  # fetching the loss waits for the chunk to finish
+            if capture.excluded_steps != calls:
+                profiled_steps += cfg.turbo_chunk * cfg.turbo_games
+            else:
+                train_seconds += time.perf_counter() - t
             window.add_loss(loss)
             losses.append(loss)
             if train_seconds - last_report >= 0.1 or train_seconds >= budget:
-                steps = int(agent.collected) * cfg.turbo_games
+                steps = timed_steps()
                 metrics = window.close(steps, train_seconds) | compiled | {
                     report.GAMES: float(agent.games), report.EPSILON: float(agent._epsilon()),
                     report.PHASE_PREFIX + PHASE_IN_GRAPH: train_seconds}
@@ -231,11 +243,16 @@ def train(cfg: DQNConfig, reporter: report.Reporter | None = None) -> TurboResul
                                                                min(1.0, train_seconds / budget)))
                 last_report = train_seconds
 
-        steps = int(agent.collected) * cfg.turbo_games
+        capture.finish()
+        steps = timed_steps()
         reporter.on_record(report.Record(steps, train_seconds, {}, min(1.0, train_seconds / budget), report.TESTING))
         t = time.perf_counter()
         win_rate = book_test(agent.q_values, cfg)
         eval_seconds = time.perf_counter() - t
+        profile = None
+        if cfg.profile:
+            reporter.on_record(report.Record(steps, train_seconds, {}, 1.0, "reading the profile"))
+            profile = capture.profile(compile_seconds=compile_seconds, train_seconds=train_seconds)
     phases = {PHASE_COMPILE: compile_seconds, PHASE_IN_GRAPH: train_seconds, "eval": eval_seconds}
     reporter.on_record(report.Record(steps, train_seconds, {report.WIN_RATE: win_rate, report.GAMES: float(agent.games)}
                                      | {report.PHASE_PREFIX + k: v for k, v in phases.items()}, 1.0))
@@ -244,7 +261,7 @@ def train(cfg: DQNConfig, reporter: report.Reporter | None = None) -> TurboResul
         steps_per_second=steps / train_seconds if train_seconds > 0 else 0.0,
         final_loss=float(np.mean(losses[-10:])) if losses else None, win_rate=win_rate,
         phase_seconds=phases, eval_seconds=eval_seconds,
-        stopped_early=stopped, win_rate_history=[(int(agent.games), win_rate)], agent=agent,
+        stopped_early=stopped, win_rate_history=[(int(agent.games), win_rate)], profile=profile, agent=agent,
         compile_seconds=compile_seconds, updates=int(agent.updates), xla_cache=xla_cache,
     )
     reporter.on_end(result.summary())

@@ -6,6 +6,8 @@ The device must be chosen before TensorFlow is imported (it is process-wide), so
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 from collections.abc import Callable, Sequence
 from enum import StrEnum
@@ -155,10 +157,25 @@ def quiet_native_logs() -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 2)
     os.close(devnull)
-    stream = open(terminal, "w", buffering=1, encoding=sys.stderr.encoding or "utf-8",  # noqa: SIM115
-                  errors="backslashreplace")
-    stream._rlcore_quiet = True  # type: ignore[attr-defined]
-    sys.stderr = stream
+    sys.stderr = _Stderr(open(terminal, "wb", buffering=0), encoding=sys.stderr.encoding or "utf-8",  # noqa: SIM115
+                         errors="backslashreplace", line_buffering=True)
+
+
+class _Stderr(io.TextIOWrapper):
+    """Python's stderr on its own copy of descriptor 2. Like the stderr Python starts with, a failed write (a full
+    disk under a worker's log, a closed terminal) loses the text, never the run."""
+
+    _rlcore_quiet = True
+
+    def write(self, text: str) -> int:
+        try:
+            return super().write(text)
+        except OSError:
+            return len(text)
+
+    def flush(self) -> None:
+        with contextlib.suppress(OSError):
+            super().flush()
 
 
 def prepare_process(device: str, home: str | os.PathLike, environ: dict[str, str] | None = None,

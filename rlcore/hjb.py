@@ -18,7 +18,7 @@ import numpy as np
 import tensorflow as tf
 from scipy.optimize import minimize
 
-from rlcore import report
+from rlcore import profiling, report
 from rlcore.config import HJBConfig
 from rlcore.execution import ExecMode, check_device, compile_fn
 from rlcore.hjb_reference import GrowthModel, saddle_path
@@ -286,6 +286,7 @@ class HJBResult:
     stopped_early: bool
     error_history: list[tuple[int, float, float]]  # (step, max rel err V, max rel err c)
     polish: dict[str, float] = field(default_factory=dict)  # L-BFGS seconds, iterations, losses
+    profile: dict[str, Any] | None = None  # what TensorFlow's profiler saw in the profiled window (rlcore.profiling)
     solver: Solver | None = field(default=None, repr=False)
 
     def summary(self) -> dict[str, Any]:
@@ -333,14 +334,18 @@ def train(cfg: HJBConfig, reporter: report.Reporter | None = None, *, report_int
         init = solver.fit_guess()
         train_seconds += init["init_seconds"]
     stopped = not emit(None, report.COMPILING)
+    # A profiled window of calls after the first one (which traces and compiles), left out of steps/s.
+    capture = profiling.window(cfg.profile, start=1)
     while steps < cfg.steps and not stopped:
         n = min(cfg.steps_per_call, cfg.steps - steps)
+        profiled = capture.excluded_steps
         t = clock()
-        loss = solver.run(n)
+        with capture.step(units=n):
+            loss = solver.run(n)
         elapsed = clock() - t
         if steps == 0:
             first_call_seconds = elapsed  # trace/compile time, reported on its own
-        else:
+        elif capture.excluded_steps == profiled:
             train_seconds += elapsed
             timed_steps += n
         steps += n
@@ -357,6 +362,7 @@ def train(cfg: HJBConfig, reporter: report.Reporter | None = None, *, report_int
             stopped = not emit(accuracy, report.TRAINING if steps == n else "")
             last_report = clock()
 
+    capture.finish()
     adam_seconds = train_seconds - init.get("init_seconds", 0.0)
     polish: dict[str, float] = {}
     if cfg.polish_iters and not stopped:
@@ -367,12 +373,17 @@ def train(cfg: HJBConfig, reporter: report.Reporter | None = None, *, report_int
     accuracy = yardstick.judge(solver.value_and_slope)
     eval_seconds += clock() - t_eval
     history.append((steps, accuracy.max_rel_err_V, accuracy.max_rel_err_c))
+    profile = None
+    if cfg.profile:
+        emit(None, "reading the profile")
+        profile = capture.profile(compile_seconds=first_call_seconds, train_seconds=adam_seconds,
+                                  steps_per_marker=cfg.steps_per_call)
     emit(accuracy)
     result = HJBResult(
         config=asdict(cfg), steps=steps, train_seconds=train_seconds,
         steps_per_second=timed_steps / adam_seconds if adam_seconds > 0 else 0.0,
         first_call_seconds=first_call_seconds, final_loss=loss, accuracy=accuracy, eval_seconds=eval_seconds,
-        stopped_early=stopped, error_history=history, polish=polish | init, solver=solver,
+        stopped_early=stopped, error_history=history, polish=polish | init, profile=profile, solver=solver,
     )
     reporter.on_end(result.summary())
     return result

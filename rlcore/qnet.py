@@ -145,6 +145,7 @@ class TrainResult:
     eval_seconds: float
     stopped_early: bool
     win_rate_history: list[tuple[int, float]] = field(default_factory=list)  # (games, win rate)
+    profile: dict[str, Any] | None = None  # what TensorFlow's profiler saw in the profiled window (rlcore.profiling)
     agent: Any = field(default=None, repr=False)  # has .online (the Q-network) and .q_values
 
     def summary(self) -> dict[str, Any]:

@@ -292,10 +292,10 @@ def test_the_cli_prints_a_stored_label_without_its_terminal_escapes(tmp_path):
     ("dqn", {"run": "²"}, "run must be a run id like 3, not '²'."),
     ("runs", {"runs": "²"}, "runs must be run ids separated by commas, like 3,5,8, not '²'."),
     ("runs", {"run": "0"}, "run must be a run id like 3, not '0'."),
-    ("dqn", {"batch": "²"}, "batch must be a whole number, not '²'."),
+    ("dqn", {"batch": "²"}, "batch must be a whole number, not '²'."),  # a form's number: shown and judged there
     ("dqn", {"seed": "2147483648"}, "seed must be at most 2,147,483,647, not 2,147,483,648."),
 ])
-def test_odd_link_values_are_one_warning(tmp_path, monkeypatch, page, query, warning):
+def test_odd_link_values_are_one_sentence(tmp_path, monkeypatch, page, query, warning):
     from pagetest import CARD, open_page, shown
 
     from ui import sidebar
@@ -306,6 +306,8 @@ def test_odd_link_values_are_one_warning(tmp_path, monkeypatch, page, query, war
     store.finish(store.create_run("dqn", {}), "cancelled")
     at = open_page(page, query)
     assert not at.exception
-    assert [shown(w) for w in at.warning] == [f"{warning}" + ("" if "run" in query or "runs" in query else
-                                                              " The link's value was ignored; the default is shown.")]
+    if "run" in query or "runs" in query:
+        assert [shown(w) for w in at.warning] == [warning]
+    else:  # the field holds the link's text, the form says why Launch is off
+        assert [shown(e) for e in at.error] == [warning] and not at.warning and at.button(key="launch").disabled
 
