@@ -220,7 +220,25 @@ def measure(cell: Cell, cfg: BenchConfig) -> dict[str, Any]:
     call = p.build(cell.batch, cell.width, cfg.seed)
     setup = time.perf_counter() - start
     timing = time_calls(call, repeats=cfg.repeats, min_seconds=cfg.min_seconds)
-    return cell_result(cell, timing, p.steps_per_call) | {"setup_seconds": setup}
+    result = cell_result(cell, timing, p.steps_per_call) | {"setup_seconds": setup}
+    if cfg.profile:  # after the timing, its own calls: profiling never touches a measured number
+        result["profile"] = profile_cell(cell, call, cfg.profile, p.steps_per_call)
+    return result
+
+
+def profile_cell(cell: Cell, call: Call, calls: int, steps_per_call: int) -> dict[str, Any] | None:
+    """``calls`` more calls of a measured cell under TensorFlow's profiler, one step marker each; what they show."""
+    import tempfile
+
+    from rlcore import profiling
+
+    root = Path(os.environ.get(profiling.PROFILE_DIR_ENV) or tempfile.mkdtemp(prefix="rlcore-profile-"))
+    capture = profiling.Window(calls, root / f"{cell.pattern}-batch{cell.batch}-width{cell.width}-{cell.device}",
+                               start=0)
+    for _ in range(calls):
+        with capture.step():
+            call()
+    return capture.profile(steps_per_marker=steps_per_call)
 
 
 def cell_result(cell: Cell, timing: Timing, steps_per_call: int) -> dict[str, Any]:

@@ -258,7 +258,13 @@ def _run_workload(workload: workloads.Workload, args: argparse.Namespace) -> int
         return _fail(str(e))
     if args.detach:
         return _detach(workload.kind, cfg, label, preset, args.executor)
-    prepare_process(",".join(workloads.devices_of(cfg)), default_home(), threads=workloads.threads_of(cfg))
+    profile_dir = None
+    if getattr(cfg, "profile", 0):
+        import time
+
+        profile_dir = default_home() / "profiles" / f"{workload.kind}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+    prepare_process(",".join(workloads.devices_of(cfg)), default_home(), threads=workloads.threads_of(cfg),
+                    profile_dir=profile_dir)
     from rlcore.environment import environment_card
 
     try:
@@ -274,6 +280,11 @@ def _run_workload(workload: workloads.Workload, args: argparse.Namespace) -> int
     if workload.describe:
         print(workload.describe(cfg, summary))
     print(verdict.text)
+    profile = summary.get("profile")
+    if profile:
+        print(f"Profile: {profile['sentence']}" if "sentence" in profile else f"No profile: {profile['error']}")
+        if "logdir" in profile:
+            print(f"  the capture: {profile['capture']}\n  open it with: {profile['open_with']}")
     return 0
 
 

@@ -178,13 +178,18 @@ class _Stderr(io.TextIOWrapper):
             super().flush()
 
 
+PROFILE_DIR_ENV = "RLCORE_PROFILE_DIR"  # where a profiled run keeps TensorFlow's capture (rlcore.profiling)
+
+
 def prepare_process(device: str, home: str | os.PathLike, environ: dict[str, str] | None = None,
-                    threads: int = 0) -> None:
+                    threads: int = 0, profile_dir: str | os.PathLike | None = None) -> None:
     """What every process that trains does before it imports TensorFlow: fix the device and its CPU threads
-    (``threads`` > 0; TensorFlow reads them only when it starts), and keep XLA's compiled programs under the
-    store's home so the next process loads them instead of compiling."""
+    (``threads`` > 0; TensorFlow reads them only when it starts), keep XLA's compiled programs under the store's
+    home so the next process loads them instead of compiling, and say where a profile's capture goes."""
     pin_device(device, environ)
+    env = os.environ if environ is None else environ
     if threads > 0:
-        env = os.environ if environ is None else environ
         env["TF_NUM_INTRAOP_THREADS"] = env["TF_NUM_INTEROP_THREADS"] = str(threads)
+    if profile_dir is not None:
+        env[PROFILE_DIR_ENV] = os.fspath(profile_dir)
     enable_xla_cache(os.path.join(os.fspath(home), "xla_cache", cpu_key()), environ)

@@ -26,7 +26,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-PROFILE_DIR_ENV = "RLCORE_PROFILE_DIR"  # where this process keeps a capture (set by the CLI, worker, Ray task)
+from rlcore.execution import PROFILE_DIR_ENV  # where this process keeps a capture (CLI, worker, Ray task)
+
 STEP_MARKER = "train"  # the name of each captured step's marker on the timeline (TensorBoard's step markers)
 PROFILE_DIR = "profile"  # a run's capture, under its folder: open it with `xprof --logdir <run folder>/profile`
 MAX_STEPS = 100_000
@@ -39,6 +40,7 @@ UNTESTED_GPU = ("(read from the GPU's timeline as TensorFlow's profiler document
 
 _GRAPH_OP = re.compile(r"^[^\s:]+:[A-Za-z_]\w*$")  # a graph op kernel's event: "scope/name:OpType"
 _NOT_OPS = ("ThreadpoolListener", "ExecutorState", "ThunkExecutor", "end: ")
+_HLO_CONTAINERS = ("while", "call", "conditional", "async-start", "async-done")
 
 
 # ---------------------------------------------------------------- what a capture says
@@ -85,10 +87,10 @@ def read_capture(path: str | Path) -> StepNumbers:
     if not markers:
         raise ValueError("the capture has no step markers: no training step ran while the profiler recorded.")
     steps = len(markers)
-    windows = [(m.start, m.end) for m in markers]
+    windows = sorted((m.start, m.end) for m in markers)
     inside = _within(windows)
 
-    eager_ops = function_calls = graph_ops = xla_ops = 0
+    graph_ops = xla_ops = 0
     compute = conversion = tf_time = 0.0
     eager_compute: dict[str, float] = {}
     calls = [e for e in python if e.name == "EagerExecute" and inside(e)]
@@ -96,14 +98,12 @@ def read_capture(path: str | Path) -> StepNumbers:
     function_calls = sum(e.stats.get("is_func") == "1" for e in calls)
     # The ops' arithmetic: an eager op's kernel runs inside its EagerExecute on the Python thread; a function's
     # ops (graph kernels, XLA's HLO ops) run on TensorFlow's threads, or inline.
-    kernels = [e for e in python if e.name == "EagerKernelExecute" and inside(e)]
-    op_names = [e for e in python if e.name.startswith("EagerLocalExecute: ") and inside(e)]
-    for kernel in kernels:
-        call = _enclosing(calls, kernel)
-        if call is not None and call.stats.get("is_func") == "0":
+    for kernel, holders in _nested(python, "EagerKernelExecute"):
+        call = next((h for h in reversed(holders) if h.name == "EagerExecute"), None)
+        if call is not None and call.stats.get("is_func") == "0" and inside(kernel):
             compute += kernel.duration
-            name = _enclosing(op_names, kernel)
-            op_type = name.name.removeprefix("EagerLocalExecute: ") if name else "?"
+            named = next((h for h in reversed(holders) if h.name.startswith("EagerLocalExecute: ")), None)
+            op_type = named.name.removeprefix("EagerLocalExecute: ") if named else "?"
             eager_compute[op_type] = eager_compute.get(op_type, 0.0) + kernel.duration
     xla_compute: dict[str, float] = {}
     for _, events in host:
@@ -111,14 +111,16 @@ def read_capture(path: str | Path) -> StepNumbers:
             if not inside(e) or e.name.startswith(_NOT_OPS):
                 continue
             if "hlo_op" in e.stats:
+                base = re.sub(r"\.\d+$", "", e.name)
+                if base in _HLO_CONTAINERS:
+                    continue  # a loop or call holds other ops: counted through them
                 xla_ops += 1
                 compute += e.duration
-                base = re.sub(r"\.\d+$", "", e.name)
                 xla_compute[base] = xla_compute.get(base, 0.0) + e.duration
             elif _GRAPH_OP.match(e.name):
                 graph_ops += 1
                 compute += e.duration
-    for e in _top_level(python, windows):
+    for e in _top_level(python, inside):
         tf_time += e.duration
         if e.name in ("convert_to_tensor", "tf.constant"):
             conversion += e.duration
@@ -134,9 +136,9 @@ def read_capture(path: str | Path) -> StepNumbers:
                 else:
                     device_kernels += 1
                     device_busy += e.duration
-    # XLA's fused ops by name where a step runs compiled clusters (the framework table shows a cluster as one op);
-    # else the framework table's graph kernels; eager kernels where that table is empty.
-    top = _ranked(xla_compute, steps) if xla_compute else _top_ops(path, steps) or _ranked(eager_compute, steps)
+    # The ops by self time: graph kernels from xprof's framework-op table (an XLA cluster there is one op, so its
+    # fused ops are read from the raw events instead), eager kernels from the raw events (the table has none).
+    top = _ranked(_merged(_framework_ops(path), eager_compute, xla_compute), steps)
     return StepNumbers(
         steps=steps, step_seconds=step_total / steps, ops=(eager_ops + graph_ops + xla_ops) / steps,
         eager_ops=eager_ops / steps, function_calls=function_calls / steps, graph_ops=graph_ops / steps,
@@ -161,26 +163,35 @@ class _Event:
 
 
 def _within(windows: list[tuple[float, float]]):
+    """Whether an event lies inside one of the (sorted, disjoint) step windows; a binary search per event."""
+    import bisect
+
+    starts = [start for start, _ in windows]
+
     def inside(e: _Event) -> bool:
-        return any(start <= e.start and e.end <= end + 1e-9 for start, end in windows)
+        i = bisect.bisect_right(starts, e.start) - 1
+        return i >= 0 and e.end <= windows[i][1] + 1e-9
     return inside
 
 
-def _enclosing(candidates: list[_Event], e: _Event) -> _Event | None:
-    """The innermost candidate whose interval holds ``e``."""
-    holding = [c for c in candidates if c.start <= e.start and e.end <= c.end + 1e-9 and c is not e]
-    return min(holding, key=lambda c: c.duration) if holding else None
+def _nested(events: list[_Event], name: str) -> Iterator[tuple[_Event, list[_Event]]]:
+    """Each event called ``name`` with the events that hold it, outermost first (one thread's events nest)."""
+    open_events: list[_Event] = []
+    for e in sorted(events, key=lambda e: (e.start, -e.duration)):
+        while open_events and open_events[-1].end <= e.start + 1e-12:
+            open_events.pop()
+        if e.name == name:
+            yield e, list(open_events)
+        open_events.append(e)
 
 
-def _top_level(python: list[_Event], windows: list[tuple[float, float]]) -> Iterator[_Event]:
-    """The Python thread's outermost TensorFlow events inside each step (the step marker itself excluded)."""
-    for start, end in windows:
-        reach = start
-        for e in sorted((e for e in python if start <= e.start and e.end <= end + 1e-9 and e.name != STEP_MARKER),
-                        key=lambda e: (e.start, -e.duration)):
-            if e.start >= reach:
-                reach = e.end
-                yield e
+def _top_level(python: list[_Event], inside) -> Iterator[_Event]:
+    """The Python thread's outermost TensorFlow events inside the steps (the step markers themselves excluded)."""
+    reach = float("-inf")
+    for e in sorted((e for e in python if e.name != STEP_MARKER and inside(e)), key=lambda e: (e.start, -e.duration)):
+        if e.start >= reach:
+            reach = e.end
+            yield e
 
 
 def _retraces(python: list[_Event], inside) -> dict[str, int]:
@@ -193,22 +204,32 @@ def _retraces(python: list[_Event], inside) -> dict[str, int]:
     return {name: max(c) - min(c) for name, c in counts.items() if max(c) > min(c)}
 
 
-def _top_ops(path: str | Path, steps: int) -> list[dict[str, Any]]:
-    """The ops by self time from xprof's framework-op table (graph kernels); empty where it has no rows."""
+def _merged(*parts: Mapping[str, float]) -> dict[str, float]:
+    merged: dict[str, float] = {}
+    for part in parts:
+        for name, seconds in part.items():
+            merged[name] = merged.get(name, 0.0) + seconds
+    return merged
+
+
+def _framework_ops(path: str | Path) -> dict[str, float]:
+    """Graph kernels' self seconds by op type, from xprof's framework-op table (empty where it has no rows); an
+    XLA cluster, which the table shows as one op, is left to the raw events' fused ops."""
     from xprof.convert import raw_to_tool_data
 
     data, _ = raw_to_tool_data.xspace_to_tool_data([str(path)], "framework_op_stats", {})
     if not data:
-        return []
+        return {}
     table = json.loads(data)[0]
     ids = [c["id"] for c in table["cols"]]
     by_type: dict[str, float] = {}
     for row in table.get("rows", []):
         values = dict(zip(ids, (c.get("v") for c in row["c"]), strict=False))
-        if values.get("type") in (None, "IDLE") or values.get("host_or_device") != "Host":
+        op_type = str(values.get("type") or "")
+        if op_type in ("", "IDLE") or values.get("host_or_device") != "Host" or op_type.startswith("__inference"):
             continue
-        by_type[values["type"]] = by_type.get(values["type"], 0.0) + float(values["total_self_time"]) * 1e-6
-    return _ranked(by_type, steps)
+        by_type[op_type] = by_type.get(op_type, 0.0) + float(values["total_self_time"]) * 1e-6
+    return by_type
 
 
 def _ranked(seconds_by_name: Mapping[str, float], steps: int, keep: int = 8) -> list[dict[str, Any]]:

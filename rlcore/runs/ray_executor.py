@@ -313,7 +313,9 @@ def _execute(run_id: int, kind: str, config: dict[str, Any], service: Any) -> di
     cfg = workload.make_config(config)
     # Before TensorFlow starts in this process (it starts here: max_calls=1 gives every run a fresh worker).
     # Ray already fixes CUDA_VISIBLE_DEVICES for a task that asked for GPUs; a CPU run hides them.
-    prepare_process(",".join(workloads.devices_of(cfg)), Path(tempfile.gettempdir()) / "rlcore")
+    capture = Path(tempfile.mkdtemp(prefix="rlcore-profile-"))  # a profile's files travel back as bytes
+    prepare_process(",".join(workloads.devices_of(cfg)), Path(tempfile.gettempdir()) / "rlcore",
+                    profile_dir=capture)
     # TensorFlow would use every core of the node for each run; a task uses the threads its run asks for, or the
     # CPUs it was given, so two runs sharing a machine do not fight over the same cores.
     cpus = workloads.threads_of(cfg) or max(1, round(ray.get_runtime_context().get_assigned_resources().get("CPU", 1)))
@@ -342,7 +344,10 @@ def _execute(run_id: int, kind: str, config: dict[str, Any], service: Any) -> di
         status = "cancelled" if outcome.stopped and reporter.cancelled else "done"
         # When the task ended, so the cost of getting its result into the store can be measured.
         timing = {"task_seconds": time.time() - began, "task_ended": time.time()}
-        return {"status": status, "summary": outcome.summary | {"ray": timing}, "artifacts": outcome.artifacts}
+        from rlcore.profiling import capture_files
+
+        return {"status": status, "summary": outcome.summary | {"ray": timing},
+                "artifacts": outcome.artifacts | capture_files(capture)}
     except report.DivergedError as e:
         with contextlib.suppress(Exception):
             reporter.flush()

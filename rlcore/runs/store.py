@@ -661,13 +661,23 @@ class Store:
             run_dir = self.run_dir(run_id)
             run_dir.mkdir(parents=True, exist_ok=True)
             for name, data in artifacts.items():
-                (run_dir / Path(name).name).write_bytes(data)
+                path = run_dir / _relative(name)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
         except OSError as e:
             raise store_error(e, self.home) from None
 
     def integrity_check(self) -> str:
         with self._connect() as db:
             return db.execute("PRAGMA integrity_check").fetchone()[0]
+
+
+def _relative(name: str) -> Path:
+    """An artifact's path inside its run's folder (a profile's capture has folders); never outside it."""
+    parts = [p for p in Path(name).parts if p not in ("", ".", "..", "/")]
+    if not parts:
+        raise ValueError(f"an artifact needs a name, not {name!r}.")
+    return Path(*parts)
 
 
 def _decode_sweep(row: sqlite3.Row) -> Sweep:

@@ -25,6 +25,7 @@ from typing import Any
 
 from rlcore import report, workloads
 from rlcore.execution import prepare_process
+from rlcore.profiling import PROFILE_DIR
 from rlcore.runs.store import ACTIVE, WORKER_DIED, Store, StoreError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -187,8 +188,10 @@ def run_worker(run_id: int, store: Store | None = None) -> int:
         return 0  # cancelled meanwhile
     workload = workloads.get(run.kind)
     cfg = workload.make_config(run.config)
-    # Before TensorFlow starts in this process: it reads the device and the XLA cache setting only then.
-    prepare_process(",".join(workloads.devices_of(cfg)), store.home, threads=workloads.threads_of(cfg))
+    # Before TensorFlow starts in this process: it reads the device and the XLA cache setting only then. A profile's
+    # capture goes straight into the run's folder.
+    prepare_process(",".join(workloads.devices_of(cfg)), store.home, threads=workloads.threads_of(cfg),
+                    profile_dir=store.run_dir(run_id) / PROFILE_DIR)
     execute(store, run_id, workload, cfg)
     return 0
 
