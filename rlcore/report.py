@@ -8,6 +8,7 @@ tqdm, the worker to the store, tests to a list.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -104,7 +105,14 @@ class BufferedReporter:
         self.progress: float | None = None
         self.phase: str | None = None
         self.last_flush = 0.0
+        self.last_step = 0
         self.cancelled = False
+        self._lock = threading.Lock()  # rows also come from the system-metrics thread
+
+    def add_rows(self, rows: list[tuple[int, float, str, float]]) -> None:
+        """Rows from beside the training loop (system metrics); they go out with the next flush."""
+        with self._lock:
+            self.rows.extend(rows)
 
     def send(self, rows: list[tuple[int, float, str, float]], progress: float | None, phase: str | None) -> bool:
         """Deliver the rows; True when the run was asked to stop."""
@@ -114,7 +122,9 @@ class BufferedReporter:
         pass
 
     def on_record(self, record: Record) -> bool:
-        self.rows.extend((record.step, record.wall_seconds, k, float(v)) for k, v in record.metrics.items())
+        with self._lock:
+            self.rows.extend((record.step, record.wall_seconds, k, float(v)) for k, v in record.metrics.items())
+        self.last_step = record.step
         self.progress = record.progress
         if record.phase:
             self.phase = record.phase
@@ -126,7 +136,8 @@ class BufferedReporter:
         self.flush()
 
     def flush(self) -> None:
-        rows, self.rows = self.rows, []
+        with self._lock:
+            rows, self.rows = self.rows, []
         self.cancelled = self.send(rows, self.progress, self.phase) or self.cancelled
         self.last_flush = time.monotonic()
 

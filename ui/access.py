@@ -36,7 +36,7 @@ OPERATORS_ENV = "RLCORE_OPERATORS"  # with st.login: the e-mail addresses that m
 MODELS_ENV = "RLCORE_VIEWERS_DOWNLOAD_MODELS"  # 1: viewers may download trained models too
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]", "localhost.localdomain"}
 MAX_FAILURES, LOCK_SECONDS = 5, 60.0
-MODEL_SUFFIXES = (".keras", ".h5")
+MODEL_SUFFIXES = (".keras", ".h5", ".pb")  # a profile's capture (.xplane.pb) follows the models' rule
 
 
 # ---------------------------------------------------------------- the decisions (pure)

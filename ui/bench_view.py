@@ -60,10 +60,17 @@ def show(run: Run, cells: list[dict]) -> None:
     bars, why = st.columns([3, 2])
     bars.plotly_chart(charts.bench_bar_chart(chosen, f"{cells[0]['workload']} at batch {batch:,}, width {width}"),
                       key=f"bars_{run.id}")
+    measured = {(c["pattern"], c["batch"], c["width"], c["device"]): c["profile"]
+                for c in (run.summary or {}).get("cells", []) if isinstance(c.get("profile"), dict)}
     with why:
         st.markdown("**Why**")
-        for name in dict.fromkeys(c["pattern"] for c in chosen):
-            st.markdown(f"**{name}**: {bench.pattern(cells[0]['workload'], name).why}")
+        for cell in {c["pattern"]: c for c in chosen}.values():
+            name = cell["pattern"]
+            profile = measured.get((name, cell["batch"], cell["width"], cell["device"]), {})
+            if "sentence" in profile:  # the profile of this very cell, where the bench recorded one
+                st.markdown(f"**{name}**, measured: {profile['sentence']}")
+            else:
+                st.markdown(f"**{name}**: {bench.pattern(cells[0]['workload'], name).why}")
     same_width = [c for c in cells if c["width"] == width]
     crossovers = {p: bench.crossover(same_width, p) for p in dict.fromkeys(c["pattern"] for c in same_width)}
     if len(batches) > 1:

@@ -271,3 +271,53 @@ def parallel_coordinates(columns: dict[str, list], color_name: str, title: str) 
                                                               "showscale": True}))
     fig.update_layout(title=title, margin={"t": 70, "b": 30, "l": 60, "r": 60})
     return fig
+
+
+# ---------------------------------------------------------------- why (profiles) and the machine
+
+STEP_PARTS = (("compute_seconds", "the ops' arithmetic", "#2ca02c"),
+              ("dispatch_seconds", "TensorFlow's dispatch around them", "#ff7f0e"),
+              ("python_seconds", "Python between TensorFlow calls", "#d62728"))
+
+
+def step_time_chart(profiles: Mapping[str, Mapping[str, Any]]) -> go.Figure:
+    """One training step's time, split the way the profile splits it, one stacked bar per profiled run (so two
+    runs read side by side); the step's total written at its end."""
+    fig = go.Figure()
+    names = list(profiles)
+    for key, title, color in STEP_PARTS:
+        values = [float(profiles[n].get(key) or 0.0) for n in names]
+        fig.add_trace(go.Bar(y=[plain(n) for n in names], x=values, name=title, orientation="h",
+                             marker_color=color, text=[fmt.seconds(v) for v in values], textposition="inside",
+                             insidetextanchor="middle",
+                             hovertemplate="%{text}<extra>" + title + "</extra>"))
+    totals = [float(profiles[n].get("step_seconds") or 0.0) for n in names]
+    fig.add_trace(go.Scatter(y=[plain(n) for n in names], x=totals, mode="text", showlegend=False,
+                             text=[f"  {fmt.seconds(t)} per step" for t in totals], textposition="middle right",
+                             hoverinfo="skip"))
+    fig.update_layout(title="one training step's time", barmode="stack", xaxis_title="seconds per step",
+                      xaxis={"range": [0, max([*totals, 1e-9]) * 1.35]}, height=160 + 50 * len(names),
+                      margin=MARGIN_WITH_LEGEND, legend=LEGEND)
+    return fig
+
+
+def system_chart(metrics: pd.DataFrame, cores: int, labels: Mapping[int, str] | None = None) -> go.Figure:
+    """Cores kept busy over the run's time: the run's own (solid) and the whole machine's (dotted), on an axis
+    that ends at the machine's cores, so "one core busy, one idle" reads at a glance."""
+    from rlcore import system_metrics
+
+    fig = go.Figure()
+    for (run_id, name), series in metrics[metrics["name"].isin([system_metrics.RUN_CORES,
+                                                                system_metrics.MACHINE_CORES])].groupby(
+            ["run_id", "name"], sort=True):
+        series = downsample(series.sort_values("wall"))
+        label = plain((labels or {}).get(run_id, f"run {run_id}"))
+        own = name == system_metrics.RUN_CORES
+        fig.add_trace(go.Scatter(x=series["wall"], y=series["value"], mode="lines",
+                                 name=f"{label}: {'this run' if own else 'whole machine'}",
+                                 line={"color": run_color(int(run_id)), "dash": "solid" if own else "dot"},
+                                 hovertemplate="%{y:.2f} cores<extra>" + ("run" if own else "machine") + "</extra>"))
+    fig.update_layout(title=f"CPU cores busy, of the machine's {cores}", xaxis_title="seconds since it started",
+                      yaxis={"range": [0, cores * 1.05], "dtick": 1 if cores <= 16 else None, "title": "cores"},
+                      hovermode="x unified", margin=MARGIN_WITH_LEGEND, legend=LEGEND)
+    return fig

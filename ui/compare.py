@@ -86,6 +86,7 @@ def _body(store: Store, runs: list[Run]) -> None:
     sentence = views.comparison_sentence(runs)
     if sentence:
         st.markdown(f"#### {fmt.md(sentence, 400)}")
+    _why(runs)
     metrics = store.metrics(ids)
     default = default_metric(runs, metrics)
     names = metric_choices(metrics, st.query_params.get("metric"), default)
@@ -113,6 +114,7 @@ def _body(store: Store, runs: list[Run]) -> None:
                                                 percent=percent), key="compare_chart")
     else:
         st.caption("These runs have no metrics yet.")
+    _machine(runs, metrics)
     summary = views.summary_table(runs)
     summary["run"] = [views.link(router.view_path(r.kind), "run", r.id, r.label) for r in runs]
     st.dataframe(summary, hide_index=True, column_config={"run": runs_table.FIXED["run"]})
@@ -123,3 +125,37 @@ def _body(store: Store, runs: list[Run]) -> None:
     if len(metrics):
         st.download_button("Download these metrics (CSV)", metrics.to_csv(index=False), "metrics.csv", "text/csv")
 
+
+
+def _why(runs: list[Run]) -> None:
+    """Profiled runs side by side: what their profiles say of the speed ratio, one step's time split for each."""
+    explained = views.profile_comparison(runs)
+    if explained:
+        st.markdown(fmt.md(explained, 600))
+    profiled = {f"{r.id}: {r.label}": r.summary["profile"] for r in runs if r.status == "done"
+                and isinstance((r.summary or {}).get("profile"), dict) and "step_seconds" in r.summary["profile"]}
+    if profiled:
+        for r in runs:
+            profile = (r.summary or {}).get("profile") or {}
+            if "sentence" in profile:
+                st.caption(fmt.md(f"{r.id}: {r.label} — {profile['sentence']}", 600))
+        st.plotly_chart(charts.step_time_chart(profiled), key="compare_step_time")
+
+
+def _machine(runs: list[Run], metrics: pd.DataFrame) -> None:
+    """Cores busy over each run's time, when the runs sampled them."""
+    from rlcore import system_metrics
+
+    rows = metrics[metrics["name"].isin([system_metrics.RUN_CORES, system_metrics.MACHINE_CORES])] \
+        if len(metrics) else metrics
+    if not len(rows):
+        return
+    cores = max(int(((r.summary or {}).get("system") or {}).get("machine_cores") or
+                    (r.environment or {}).get("cores") or 1) for r in runs)
+    with st.expander("What the machine did"):
+        for r in runs:
+            sentence = views.machine_sentence((r.summary or {}).get("system"))
+            if sentence:
+                st.caption(fmt.md(f"{r.id}: {r.label} — {sentence}", 400))
+        st.plotly_chart(charts.system_chart(rows, cores, {r.id: f"{r.id}: {r.label}" for r in runs}),
+                        key="compare_system")

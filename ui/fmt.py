@@ -10,7 +10,7 @@ import math
 import re
 from typing import Any
 
-from rlcore import report
+from rlcore import report, system_metrics
 from rlcore.config import amount_text, number_text, percent_text, seconds_text
 from rlcore.workloads import Headline
 
@@ -25,8 +25,14 @@ METRIC_TITLES = {
     report.HJB_MAX_REL_ERR_V: "max relative error of V",
     report.HJB_MAX_REL_ERR_C: "max relative error of c",
     report.HJB_MAX_ABS_RESIDUAL: "max absolute HJB residual",
+    system_metrics.RUN_CORES: "CPU cores this run kept busy",
+    system_metrics.MACHINE_CORES: "CPU cores busy on the machine",
+    system_metrics.THREADS: "threads of the run",
+    system_metrics.RSS_MB: "memory of the run (MB)",
+    system_metrics.GPU_UTIL: "GPU busy",
+    system_metrics.GPU_MEMORY_MB: "GPU memory (MB)",
 }
-PERCENT_METRICS = {report.WIN_RATE, report.HJB_MAX_REL_ERR_V, report.HJB_MAX_REL_ERR_C}
+PERCENT_METRICS = {report.WIN_RATE, report.HJB_MAX_REL_ERR_V, report.HJB_MAX_REL_ERR_C, system_metrics.GPU_UTIL}
 
 
 # What opens markup: emphasis and code marks, links and images, HTML, tables, math, Streamlit's :red[...] and

@@ -11,7 +11,7 @@ import streamlit as st
 from rlcore import workloads
 from rlcore.config import ConfigError, parse_id
 from rlcore.runs.store import Run, Store, StoreError
-from ui import access, charts, extras, fmt, forms, router, share, vega_charts, views
+from ui import access, charts, extras, fmt, forms, router, share, vega_charts, views, why
 
 REFRESH_SECONDS = {"1s": 1.0, "2s": 2.0, "5s": 5.0, "paused": None}
 # Every 2 s by default: the view then takes a quarter less CPU than at 1 s (0.17 against 0.23 of a core beside an
@@ -208,12 +208,14 @@ def _finished(store: Store, run: Run, metrics: pd.DataFrame, page_kind: str | No
                        help=watched if mark else None)
     if watched:
         st.caption(f":material/visibility: {watched}")
+    why.panel(store, run)
+    why.machine(run, metrics)
     special = extras.of(run.kind).finished
     if special is not None:
         special(store, run, metrics)
     _settings(run)
     _files(store, run, metrics)
-    _again(run, workload, page_kind)
+    _again(run, workload, page_kind, store)
     _name_and_notes(store, run)
 
 
@@ -245,9 +247,10 @@ def _files(store: Store, run: Run, metrics: pd.DataFrame) -> None:
                                                key=f"file_{run.id}_{path.name}")
 
 
-def _again(run: Run, workload: workloads.Workload, page_kind: str | None) -> None:
+def _again(run: Run, workload: workloads.Workload, page_kind: str | None, store: Store) -> None:
     if not access.is_operator():
         return
+    why.profile_again(store, run)
     if page_kind != run.kind:
         page = router.page_of(run.kind)
         if page:

@@ -339,3 +339,73 @@ def summary_table(runs: list[Run]) -> pd.DataFrame:
         row["watched live"] = fmt.seconds(r.watched_seconds) if r.watched_seconds > 0 else "no"
         rows.append(row)
     return pd.DataFrame(rows).fillna("")
+
+
+# ---------------------------------------------------------------- why (profiles) and the machine
+
+PROFILE_NUMBERS = (("ops_per_step", "ops per step", "{:,.1f}"),
+                   ("eager_ops_per_step", "launched one by one", "{:,.1f}"),
+                   ("function_calls_per_step", "function calls", "{:,.2f}"),
+                   ("xla_ops_per_step", "ops in XLA clusters", "{:,.1f}"),
+                   ("retraces", "retracings", "{:,}"))
+
+
+def profile_numbers(profile: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The profile's counts per training step as (label, text), for the row of numbers under its verdict."""
+    out = [(label, text.format(profile[key]).removesuffix(".0").removesuffix(".00")) for key, label, text in
+           PROFILE_NUMBERS if key in profile]
+    out.append(("step time", fmt.seconds(profile.get("step_seconds"))))
+    return out
+
+
+def top_ops_table(profile: Mapping[str, Any]) -> pd.DataFrame:
+    rows = [{"op": op["name"], "self time per step": fmt.seconds(op["self_seconds_per_step"]),
+             "share of the ops' time": fmt.percent(op["share"])} for op in profile.get("top_ops", [])]
+    return pd.DataFrame(rows, columns=["op", "self time per step", "share of the ops' time"])
+
+
+def machine_sentence(system: Mapping[str, Any] | None) -> str | None:
+    """The run's use of the machine at a glance: "It kept 1.0 of the machine's 2 cores busy on average (peak 1.1),
+    the whole machine 1.3; GPU 3% busy." None when nothing was sampled."""
+    if not system or "run_cpu_cores_mean" not in system:
+        return None
+    cores = system.get("machine_cores") or 1
+    text = (f"It kept {system['run_cpu_cores_mean']:.1f} of the machine's {cores} cores busy on average (peak "
+            f"{system['run_cpu_cores_max']:.1f}); the whole machine {system.get('machine_cpu_cores_mean', 0):.1f}")
+    if "run_memory_mb_max" in system:
+        text += f"; at most {fmt.number(system['run_memory_mb_max'])} MB of memory"
+    if "gpu_utilization_mean" in system:
+        text += f"; GPU {fmt.percent(system['gpu_utilization_mean'])} busy"
+    return text + "."
+
+
+def profile_comparison(runs: list[Run]) -> str | None:
+    """What two profiled runs' profiles explain of their speed ratio: "graph runs 12x the env steps/s of naive;
+    per profiled step naive launches 4,250 ops one by one, graph 1.7 function calls: its step takes 88x less"."""
+    profiled = [r for r in runs if r.status == "done" and isinstance((r.summary or {}).get("profile"), dict)
+                and "step_seconds" in r.summary["profile"]]
+    if len(profiled) < 2 or len({r.kind for r in profiled}) > 1:
+        return None
+    workload = workloads.get(profiled[0].kind)
+    rate = next((h for h in workload.headlines if h.unit.endswith("/s")), None)
+    fast, slow = sorted(profiled, key=lambda r: r.summary["profile"]["step_seconds"])[0], \
+        sorted(profiled, key=lambda r: r.summary["profile"]["step_seconds"])[-1]
+    pf, ps = fast.summary["profile"], slow.summary["profile"]
+    step_ratio = ps["step_seconds"] / pf["step_seconds"] if pf["step_seconds"] else float("inf")
+
+    def how(p: Mapping[str, Any]) -> str:
+        if p.get("eager_ops_per_step", 0) >= 20:
+            return f"launches {p['eager_ops_per_step']:,.0f} ops one by one"
+        calls = p.get("function_calls_per_step", 0)
+        return f"makes {calls:,.2g} function call{'s' if calls != 1 else ''} ({p.get('ops_per_step', 0):,.0f} ops)"
+
+    sentence = (f"Per profiled step {slow.label} {how(ps)} ({fmt.seconds(ps['step_seconds'])}), {fast.label} "
+                f"{how(pf)} ({fmt.seconds(pf['step_seconds'])}): a step {step_ratio:,.1f}x shorter")
+    if rate is not None:
+        a, b = workloads.headline_value(fast.summary, rate), workloads.headline_value(slow.summary, rate)
+        if a and b:
+            measured = a / b
+            sentence += (f", of the {measured:,.1f}x measured in {rate.label}" + (
+                "; the rest is what the profile's steps leave out (the environment and the replay memory between "
+                "steps, reports)" if step_ratio < 0.8 * measured else ""))
+    return sentence + "."

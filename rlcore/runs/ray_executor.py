@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rlcore import report, workloads
+from rlcore import report, system_metrics, workloads
 from rlcore.config import ConfigError
 from rlcore.runs.store import Store, StoreError
 
@@ -340,13 +340,15 @@ def _execute(run_id: int, kind: str, config: dict[str, Any], service: Any) -> di
 
     threading.Thread(target=beat, daemon=True).start()
     try:
-        outcome = workload.train(cfg, reporter)
+        with system_metrics.sampler(reporter.add_rows, lambda: reporter.last_step) as sampling:
+            outcome = workload.train(cfg, reporter)
+        reporter.flush()  # the machine's last reading
         status = "cancelled" if outcome.stopped and reporter.cancelled else "done"
         # When the task ended, so the cost of getting its result into the store can be measured.
         timing = {"task_seconds": time.time() - began, "task_ended": time.time()}
         from rlcore.profiling import capture_files
 
-        return {"status": status, "summary": outcome.summary | {"ray": timing},
+        return {"status": status, "summary": outcome.summary | {"ray": timing, "system": sampling.summary()},
                 "artifacts": outcome.artifacts | capture_files(capture)}
     except report.DivergedError as e:
         with contextlib.suppress(Exception):

@@ -23,7 +23,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from rlcore import report, workloads
+from rlcore import report, system_metrics, workloads
 from rlcore.execution import prepare_process
 from rlcore.profiling import PROFILE_DIR
 from rlcore.runs.store import ACTIVE, WORKER_DIED, Store, StoreError
@@ -206,11 +206,14 @@ def execute(store: Store, run_id: int, workload: workloads.Workload, cfg: Any) -
     reserve = SpaceReserve(store.run_dir(run_id) / ".space-reserve")
     reporter = StoreReporter(store, run_id)
     try:
-        with Heartbeat(store, run_id, reporter):
+        with Heartbeat(store, run_id, reporter), system_metrics.sampler(reporter.add_rows,
+                                                                        lambda: reporter.last_step) as sampling:
             outcome = workload.train(cfg, reporter)
             store.save_artifacts(run_id, outcome.artifacts)
+        reporter.flush()  # the machine's last reading
         status = "cancelled" if outcome.stopped and reporter.cancelled else "done"
-        _record(store, reserve, lambda: store.finish(run_id, status, summary=outcome.summary))
+        summary = outcome.summary | {"system": sampling.summary()}
+        _record(store, reserve, lambda: store.finish(run_id, status, summary=summary))
     except report.DivergedError as e:
         _end(store, reserve, run_id, reporter, "diverged", str(e))
     except StoreError as e:

@@ -148,3 +148,19 @@ def test_turbo_through_the_worker_keeps_the_compiled_loop_and_says_what_the_cach
     phases = store.metrics(first)
     assert set(phases[phases["name"].str.startswith("time/")]["name"]) == {"time/compile", "time/in-graph",
                                                                           "time/eval"}
+
+
+def test_a_profiled_run_keeps_its_capture_in_its_folder_and_every_run_samples_the_machine(store):
+    run_id = store.create_run("hjb", {"steps": 400, "eval_every": 0, "eval_points": 20, "profile": 20})
+    launch(store, run_id)
+    run = wait_final(store, run_id)
+    assert run.status == "done", run.error
+    profile = run.summary["profile"]
+    assert profile["verdict"] in ("dispatch-bound", "compute-bound", "compile-bound") and profile["steps"] == 20
+    captures = list((store.run_dir(run_id) / "profile").glob("plugins/profile/*/*.xplane.pb"))
+    assert len(captures) == 1 and str(captures[0]) == profile["capture"]
+    # What the machine did, sampled beside the training: ordinary metrics, and a summary the views read.
+    system = run.summary["system"]
+    assert system["machine_cores"] == os.cpu_count() and 0 < system["run_cpu_cores_max"] <= os.cpu_count() + 0.5
+    names = set(store.metrics([run_id])["name"])
+    assert {"system/run_cpu_cores", "system/machine_cpu_cores", "system/run_threads", "system/run_memory_mb"} <= names

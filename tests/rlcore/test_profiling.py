@@ -1,0 +1,167 @@
+"""Why, measured inside TensorFlow: every style profiled on real captures of a few steps, read back with xprof.
+
+The numbers are counts and shares, never speeds: an eager loop launches its ops one by one on any machine, a
+tf.function makes one call, XLA runs fused ops, a tf.function fed Python numbers is traced again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import tensorflow as tf
+
+from rlcore import dqn, dqn_turbo, hjb, profiling
+from rlcore.config import ConfigError, DQNConfig, HJBConfig
+
+SMALL_DQN = {"epochs": 8, "memory_size": 60, "batch_size": 16, "test_games": 10, "eval_every": 0, "hidden1": 32,
+             "hidden2": 16}
+PROFILE_KEYS = {"verdict", "sentence", "ops_per_step", "eager_ops_per_step", "function_calls_per_step",
+                "step_seconds", "top_ops", "capture"}
+
+
+def _hjb(exec_mode: str, k: int = 1, profile: int = 10) -> dict:
+    cfg = HJBConfig(exec_mode=exec_mode, steps_per_call=k, steps=k + max(profile, k) + 10, profile=profile,
+                    eval_every=0, eval_points=20)
+    return hjb.train(cfg).profile
+
+
+def test_the_seed_s_naive_port_is_launch_bound_with_hundreds_of_eager_ops_per_step(tmp_path, monkeypatch):
+    monkeypatch.setenv(profiling.PROFILE_DIR_ENV, str(tmp_path))
+    result = dqn.train(DQNConfig(exec_mode="naive", profile=6, **SMALL_DQN))
+    p = result.profile
+    assert PROFILE_KEYS <= set(p) and p["verdict"] == "launch-bound", p.get("sentence")
+    assert p["eager_ops_per_step"] >= 50 and p["steps"] == 6
+    assert p["sentence"].startswith(f"Launch-bound: each step runs {p['eager_ops_per_step']:,.0f} ops one at a time")
+    assert p["top_ops"] and abs(sum(op["share"] for op in p["top_ops"]) - 1) < 0.2
+    assert p["capture"].startswith(str(tmp_path)) and p["capture"].endswith(".xplane.pb")
+
+
+def test_graph_style_makes_function_calls_and_launches_almost_nothing_eagerly(tmp_path, monkeypatch):
+    monkeypatch.setenv(profiling.PROFILE_DIR_ENV, str(tmp_path))
+    graph = dqn.train(DQNConfig(exec_mode="graph", profile=10, **SMALL_DQN))
+    p = graph.profile
+    assert p["function_calls_per_step"] >= 1  # the train step, and the act step on greedy moves
+    assert p["eager_ops_per_step"] < 10  # only the environment's arrays turned into tensors
+    assert p["graph_ops_per_step"] > 50 and p["verdict"] != "launch-bound"
+    # The profiled window is left out of the speed: the run's steps are all counted, its timed ones are fewer.
+    assert graph.steps_per_second * graph.train_seconds == pytest.approx(graph.steps - 10, rel=1e-6)
+
+
+def test_turbo_runs_its_whole_loop_as_one_compiled_call(tmp_path, monkeypatch):
+    monkeypatch.setenv(profiling.PROFILE_DIR_ENV, str(tmp_path))
+    result = dqn_turbo.train(DQNConfig(exec_mode="turbo", train_seconds=0.05, turbo_games=16, test_games=10,
+                                       profile=3))
+    p = result.profile
+    assert p["function_calls_per_step"] == 1 and p["eager_ops_per_step"] == 0
+    assert p["xla_ops_per_step"] > 100  # the game, the replay and the updates, fused by XLA
+
+
+def test_hjb_ops_per_step_fall_from_eager_to_graph_to_xla_with_100_steps_per_call(tmp_path, monkeypatch):
+    monkeypatch.setenv(profiling.PROFILE_DIR_ENV, str(tmp_path))
+    eager, graph, xla = _hjb("eager"), _hjb("graph"), _hjb("xla", 100, 200)
+    assert eager["eager_ops_per_step"] > 100 and eager["verdict"] == "launch-bound"
+    assert graph["eager_ops_per_step"] == 0 and graph["function_calls_per_step"] == 1
+    assert xla["function_calls_per_step"] == pytest.approx(0.01) and xla["xla_ops_per_step"] > 0
+    assert eager["ops_per_step"] > graph["ops_per_step"] > xla["ops_per_step"]
+    assert xla["steps"] == 200 and xla["steps_per_marker"] == 100
+
+
+def test_a_tf_function_fed_python_numbers_is_named_for_retracing(tmp_path):
+    @tf.function
+    def scaled(x, factor):
+        return x * factor
+
+    x = tf.ones((4,))
+    window = profiling.Window(5, tmp_path, start=0)
+    for i in range(5):
+        with window.step():
+            scaled(x, float(i))  # a new Python number: a new graph every call
+    p = window.profile()
+    assert p["verdict"] == "retracing" and p["retraces"] >= 4
+    assert "scaled" in " ".join(p["retraced"]) and p["sentence"].startswith("Retracing: scaled")
+
+
+def test_a_profiler_that_cannot_start_leaves_the_run_done_and_says_why(tmp_path, monkeypatch):
+    monkeypatch.setenv(profiling.PROFILE_DIR_ENV, str(tmp_path / "run"))
+    tf.profiler.experimental.start(str(tmp_path / "someone_else"))  # another capture holds the profiler
+    try:
+        result = hjb.train(HJBConfig(exec_mode="graph", steps=40, profile=5, eval_every=0, eval_points=20))
+    finally:
+        tf.profiler.experimental.stop()
+    assert result.steps == 40 and result.steps_per_second > 0
+    assert "could not start" in result.profile["error"] and "its numbers are unaffected" in result.profile["error"]
+
+
+def test_eager_op_counts_match_what_tensorflow_s_op_callbacks_see(tmp_path):
+    """A second count of the same ops: TensorFlow calls an op callback for every op it executes eagerly."""
+    from tensorflow.python.framework import op_callbacks
+
+    solver = hjb.Solver(HJBConfig(exec_mode="eager"))
+    solver.run(1)
+    seen = []
+
+    def count(op_type, *args, **kwargs):
+        seen.append(op_type)
+
+    window = profiling.Window(4, tmp_path, start=0)
+    op_callbacks.add_op_callback(count)
+    try:
+        for _ in range(4):
+            with window.step():
+                solver.run(1)
+    finally:
+        op_callbacks.remove_op_callback(count)
+    p = window.profile()
+    assert p["eager_ops_per_step"] == pytest.approx(len(seen) / 4, rel=0.05)
+
+
+def test_the_verdict_decides_from_the_numbers_including_a_gpu_s_timeline():
+    base = dict(steps=10, step_seconds=0.01, ops=300, eager_ops=0, function_calls=1, graph_ops=300, xla_ops=0,
+                retraces=0, retraced=(), compute_seconds=0.008, dispatch_seconds=0.001, python_seconds=0.001,
+                conversion_seconds=0.0, top_ops=())
+    numbers = profiling.StepNumbers
+    assert profiling.judge(numbers(**base))[0] == "compute-bound"
+    assert profiling.judge(numbers(**base | {"compute_seconds": 0.001, "dispatch_seconds": 0.008}))[0] == \
+        "dispatch-bound"
+    assert profiling.judge(numbers(**base | {"python_seconds": 0.008, "compute_seconds": 0.001}))[0] == "python-bound"
+    assert profiling.judge(numbers(**base), compile_seconds=5.0, train_seconds=1.0)[0] == "compile-bound"
+    copy_bound = numbers(**base | {"gpu": True, "copy_seconds": 0.005})
+    verdict, sentence = profiling.judge(copy_bound)
+    assert verdict == "copy-bound" and "has not been checked against a real GPU" in sentence
+    launch = numbers(**base | {"gpu": True, "device_kernels": 300, "device_busy_seconds": 0.001})
+    assert profiling.judge(launch)[0] == "kernel-launch-bound"
+
+
+@pytest.mark.parametrize(("command", "sentence"), [
+    (["hjb", "--steps", "100", "--profile", "-1"], "error: profile must be at least 0, not -1."),
+    (["hjb", "--steps", "100", "--profile", "100"], "error: profile must not exceed the steps after the first call"),
+    (["dqn", "--epochs", "1", "--profile", "99999"], "error: profile must not exceed the training moves"),
+    (["bench", "--profile", "abc"], "error: profile must be a whole number, not 'abc'."),
+])
+def test_a_profile_out_of_range_is_one_sentence_and_exit_2(command, sentence):
+    proc = subprocess.run([sys.executable, "-m", "rlcore", *command], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.startswith(sentence) and len(proc.stderr.splitlines()) == 1, \
+        proc.stderr
+
+
+def test_the_cli_puts_the_profile_in_its_json(tmp_path):
+    out = tmp_path / "out.json"
+    env = os.environ | {"RLCORE_HOME": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-m", "rlcore", "hjb", "--steps", "60", "--eval-every", "0", "--profile",
+                           "20", "--json", str(out), "--quiet"], capture_output=True, text=True, env=env, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    profile = json.loads(out.read_text())["profile"]
+    assert PROFILE_KEYS <= set(profile) and profile["verdict"] in profiling.CATEGORIES
+    assert os.path.exists(profile["capture"]) and profile["capture"].startswith(str(tmp_path / "profiles"))
+    assert {"name", "self_seconds_per_step", "share"} <= set(profile["top_ops"][0])
+    assert "Profile: " in proc.stdout and "xprof --logdir" in proc.stdout
+
+
+def test_profile_settings_are_checked_in_one_sentence():
+    with pytest.raises(ConfigError, match="profile must not exceed the steps after the first call"):
+        HJBConfig(steps=1000, steps_per_call=100, profile=901)
+    assert HJBConfig(steps=1000, steps_per_call=100, profile=900).profile == 900

@@ -1,0 +1,97 @@
+"""A run's "why", as the run view and the comparison show it: the profile's verdict in a sentence with its numbers
+(ops per step, launched one by one, function calls, XLA ops, retracings, the step's time split), the top ops, and
+how to open the raw capture; and what the machine did while the run trained (cores busy, memory, GPU)."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pandas as pd
+import streamlit as st
+
+from rlcore import system_metrics, workloads
+from rlcore.runs.store import Run, Store, StoreError
+from ui import access, charts, fmt, views
+
+PROFILE_STEPS = 50  # what "Profile this run" asks for when the run had no profile setting of its own
+
+
+def panel(store: Store, run: Run) -> None:
+    """The profile of a finished run: verdict, numbers, one step's time, top ops, the capture."""
+    profile = (run.summary or {}).get("profile")
+    if not isinstance(profile, dict):
+        return
+    st.subheader("Why it is this fast, measured inside TensorFlow")
+    if "error" in profile:
+        st.info(fmt.md(profile["error"], 400), icon=":material/info:")
+        return
+    st.info(fmt.md(profile["sentence"], 600), icon=":material/troubleshoot:")
+    numbers = views.profile_numbers(profile)
+    for box, (label, text) in zip(st.columns(len(numbers)), numbers, strict=True):
+        box.metric(label, text)
+    unit = f" (a step: one call of {profile['steps_per_marker']:,} steps, divided by them)" \
+        if profile.get("steps_per_marker", 1) > 1 else ""
+    st.caption(f"From {profile['steps']:,} training steps recorded by TensorFlow's profiler after warm-up{unit}; "
+               "they are left out of the run's speed.")
+    left, right = st.columns([3, 2])
+    left.plotly_chart(charts.step_time_chart({f"run {run.id}": profile}), key=f"step_time_{run.id}")
+    right.dataframe(views.top_ops_table(profile), hide_index=True, width="stretch")
+    _capture(store, run)
+
+
+def _capture(store: Store, run: Run) -> None:
+    folder = store.run_dir(run.id) / "profile"
+    files = sorted(p for p in folder.rglob("*") if p.is_file()) if folder.is_dir() else []
+    if not files:
+        return
+    shown = folder if access.is_operator() else "<the run's folder>/profile"  # where files live is the operator's
+    st.caption("The raw capture, in the layout TensorBoard's profile plugin and xprof open (trace viewer, op "
+               "statistics, memory):")
+    st.code(f"xprof --logdir {shown}", language="bash")
+    if access.may_download("capture.xplane.pb"):
+        data = io.BytesIO()
+        with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as z:
+            for path in files:
+                z.write(path, path.relative_to(folder.parent))
+        st.download_button("The capture (zip)", data.getvalue(), f"run{run.id}_profile.zip", "application/zip",
+                           key=f"capture_{run.id}")
+
+
+def machine(run: Run, metrics: pd.DataFrame) -> None:
+    """What the machine did while the run trained: the sentence, and cores busy over time."""
+    rows = metrics[metrics["name"].str.startswith(system_metrics.PREFIX)] if len(metrics) else metrics
+    sentence = views.machine_sentence((run.summary or {}).get("system"))
+    if sentence is None and not len(rows):
+        return
+    cores = int(((run.summary or {}).get("system") or {}).get("machine_cores") or
+                (run.environment or {}).get("cores") or 1)
+    with st.expander("What the machine did", expanded=False):
+        if sentence:
+            st.markdown(fmt.md(sentence, 400))
+        if len(rows):
+            st.plotly_chart(charts.system_chart(rows.assign(run_id=run.id), cores), key=f"system_{run.id}")
+
+
+def profile_again(store: Store, run: Run) -> None:
+    """Queue the run's settings again with a profile (a run that had one is not profiled twice)."""
+    from rlcore.config import ConfigError
+    from rlcore.runs import executor
+
+    if "profile" not in run.config or (run.summary or {}).get("profile") or not access.is_operator():
+        return
+    if st.button("Profile this run", key=f"profile_{run.id}", icon=":material/troubleshoot:",
+                 help=f"Queues the same settings with {PROFILE_STEPS} steps recorded by TensorFlow's profiler after "
+                      "warm-up (left out of the speed); its view then says why it is as fast as it is.") \
+            and access.require_operator("launch a run"):
+        config = dict(run.config) | {"profile": PROFILE_STEPS}
+        try:
+            workloads.get(run.kind).make_config(config)
+            new = store.create_run(run.kind, config, f"{run.label} (profiled)"[:200], preset=run.preset,
+                                   executor=executor.current())
+        except (ConfigError, StoreError) as e:
+            st.error(fmt.md(str(e), 400))
+            return
+        executor.submit(store, [new])
+        st.query_params["run"] = str(new)
+        st.rerun()
