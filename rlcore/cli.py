@@ -81,6 +81,22 @@ def _given(cls: type, args: argparse.Namespace) -> dict[str, Any]:
     return {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if getattr(args, f.name) is not None}
 
 
+def writable_dir(text: str, flag: str) -> Path:
+    """An output folder checked before any work: named, not a file, made if missing, writable."""
+    if not text.strip():
+        raise ConfigError(f"{flag} needs a folder name, not an empty one.")
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"{flag} names a file, not a folder: {text}.")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ConfigError(f"{flag} cannot be made: {e.strerror or e}.") from None
+    if not os.access(path, os.W_OK):
+        raise ConfigError(f"{flag} cannot be written: {text} is not writable.")
+    return path
+
+
 def writable_path(text: str, flag: str, suffix: str | None = None) -> Path:
     """An output file checked before any work is done: named, in an existing directory, writable."""
     if not text.strip():
@@ -211,9 +227,12 @@ def build_parser() -> argparse.ArgumentParser:
     runs_show = runs_sub.add_parser("show", help="one run: status, verdict, error, config, summary")
     runs_show.add_argument("id")
     runs_show.add_argument("--json", action="store_true", help="print JSON (default: text)")
-    runs_export = runs_sub.add_parser("export", help="a run's metrics as CSV")
+    runs_export = runs_sub.add_parser("export", help="a run's metrics as CSV, or as TensorBoard event files (with "
+                                                     "its profile) for tensorboard --logdir")
     runs_export.add_argument("id")
-    runs_export.add_argument("--csv", required=True, metavar="FILE", help="where to write the CSV")
+    runs_export.add_argument("--csv", metavar="FILE", help="where to write the CSV")
+    runs_export.add_argument("--tensorboard", metavar="DIR",
+                             help="a folder to write the run's scalars and profile into (made if missing)")
     for name, text in (("cancel", "stop a queued or running run"), ("delete", "delete a run, its metrics and files")):
         runs_sub.add_parser(name, help=text).add_argument("id")
     for name, text in (("label", "rename a run"), ("notes", "replace a run's notes")):
@@ -580,12 +599,23 @@ def _run_runs(args: argparse.Namespace) -> int:
                 print(printable(verdict["text"]))
         return 0
     if args.runs_command == "export":
+        if (args.csv is None) == (args.tensorboard is None):
+            return _fail("runs export needs one of --csv FILE or --tensorboard DIR.")
         try:
-            path = writable_path(args.csv, "--csv")
+            path = writable_path(args.csv, "--csv") if args.csv is not None else writable_dir(args.tensorboard,
+                                                                                               "--tensorboard")
         except ConfigError as e:
             return _fail(str(e))
-        store.metrics(run.id).to_csv(path, index=False)
-        print(f"wrote {store.metric_count(run.id):,} metric rows of run {run.id} to {path}")
+        if args.csv is not None:
+            store.metrics(run.id).to_csv(path, index=False)
+            print(f"wrote {store.metric_count(run.id):,} metric rows of run {run.id} to {path}")
+            return 0
+        from rlcore.export import to_tensorboard
+
+        written = to_tensorboard(run, store.metrics(run.id), store.run_dir(run.id), path)
+        print(f"wrote {written['scalars']:,} scalars of run {run.id}" + (
+            f" and its profile ({written['profile_files']} files)" if written["profile_files"] else "") +
+            f" to {written['logdir']}; open them with: tensorboard --logdir {path}")
         return 0
     if args.runs_command == "cancel":
         print(f"run {run.id}: {cancel(store, run.id)}")

@@ -143,3 +143,38 @@ def test_tensorflow_s_own_log_lines_stay_off_the_terminal_unless_verbose(tmp_pat
     verbose = subprocess.run([sys.executable, "-m", "rlcore", "devices", "--verbose"], capture_output=True, text=True,
                              env=env, timeout=180)
     assert verbose.returncode == 0 and "TensorFlow 2." in verbose.stdout  # the same answer, TensorFlow's lines kept
+
+
+def test_runs_export_tensorboard_writes_event_files_tensorboard_reads_with_the_profile(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import TENSORS, EventAccumulator
+
+    from rlcore.runs.store import Store
+
+    store = Store(tmp_path / "home")
+    run_id = store.create_run("dqn", {"epochs": 3}, label="exported")
+    store.append_metrics(run_id, [(s, s / 10, "train/loss", 1.0 / s) for s in range(1, 6)]
+                         + [(5, 0.5, "throughput/env_steps_per_s", 250.0)])
+    capture = store.run_dir(run_id) / "profile" / "plugins" / "profile" / "2026_12_01" / "vm.xplane.pb"
+    capture.parent.mkdir(parents=True)
+    capture.write_bytes(b"capture")
+    store.finish(run_id, "done", summary={"win_rate": 0.5})
+    out = tmp_path / "tb"
+    env = ENV | {"RLCORE_HOME": str(tmp_path / "home")}
+    proc = subprocess.run([sys.executable, "-m", "rlcore", "runs", "export", str(run_id), "--tensorboard", str(out)],
+                          capture_output=True, text=True, env=env, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    assert "tensorboard --logdir" in proc.stdout and "its profile (1 files)" in proc.stdout
+    events = EventAccumulator(str(out / f"run{run_id}"), size_guidance={TENSORS: 0}).Reload()
+    loss = events.Tensors("train/loss")
+    assert [e.step for e in loss] == [1, 2, 3, 4, 5]
+    assert [float(tf_value(e)) for e in loss] == pytest.approx([1.0 / s for s in range(1, 6)])
+    assert (out / f"run{run_id}" / "plugins" / "profile" / "2026_12_01" / "vm.xplane.pb").read_bytes() == b"capture"
+    bad = subprocess.run([sys.executable, "-m", "rlcore", "runs", "export", str(run_id), "--tensorboard",
+                          str(capture)], capture_output=True, text=True, env=env, timeout=60)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: --tensorboard names a file, not a folder")
+
+
+def tf_value(event):
+    from tensorboard.util import tensor_util
+
+    return tensor_util.make_ndarray(event.tensor_proto)
