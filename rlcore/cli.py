@@ -27,6 +27,7 @@ from rlcore.config import (
     parse_int,
     percent_text,
 )
+from rlcore.config import style_of as style_of_config
 from rlcore.execution import DeviceError, prepare_process, quiet_native_logs
 from rlcore.runs.executor import EXECUTORS
 
@@ -275,6 +276,13 @@ def _run_workload(workload: workloads.Workload, args: argparse.Namespace) -> int
                    for o in workload.outputs if getattr(args, _dest(o.flag)) is not None}
     except ConfigError as e:
         return _fail(str(e))
+    missing = workload.unavailable(cfg)
+    if missing:
+        return _fail(missing)
+    style = style_of_config(cfg)
+    for output in outputs:
+        if output.styles and style not in output.styles:
+            return _fail(f"{output.flag} does not apply to the {style} style: {output.help}.")
     if args.detach:
         return _detach(workload.kind, cfg, label, preset, args.executor)
     profile_dir = None
@@ -284,14 +292,14 @@ def _run_workload(workload: workloads.Workload, args: argparse.Namespace) -> int
         profile_dir = default_home() / "profiles" / f"{workload.kind}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
     prepare_process(",".join(workloads.devices_of(cfg)), default_home(), threads=workloads.threads_of(cfg),
                     profile_dir=profile_dir)
-    from rlcore.environment import environment_card
+    from rlcore.environment import card_for
 
     try:
         outcome = workload.train(cfg, TqdmReporter(enabled=not args.quiet))
     except DeviceError as e:
         return _fail(str(e))
     verdict = workload.judge(cfg, outcome.summary)
-    summary = outcome.summary | {"verdict": dataclasses.asdict(verdict), "environment": environment_card()}
+    summary = outcome.summary | {"verdict": dataclasses.asdict(verdict), "environment": card_for(cfg)}
     for output, path in outputs.items():
         _write(path, outcome.artifacts[output.artifact], output.flag)
     if json_path:

@@ -15,7 +15,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from rlcore.execution import BOOK_STYLES, COMPILED_STYLES, DEVICES, EXEC_MODES, ExecMode
+from rlcore.execution import BOOK_STYLES, COMPILED_STYLES, DEVICES, EXEC_MODES, TF_STYLES, ExecMode
 from rlcore.gridworld import MODES
 
 
@@ -232,16 +232,18 @@ class DQNConfig:
                             "at the end).", lo=0, hi=10_000_000, advanced=True, styles=BOOK_STYLES,
                             group="Evaluation")
     # Execution
-    exec_mode: str = param("graph", "Execution style: naive, eager, graph, xla (the book's loop), or turbo (game "
-                           "and loop in one compiled graph, many games at once, for train_seconds).",
-                           choices=EXEC_MODES, flag="exec", group="Execution")
+    exec_mode: str = param("graph", "Execution style: naive, eager, graph, xla (the book's loop in TensorFlow), "
+                           "turbo (game and loop in one compiled graph, many games at once, for train_seconds), or "
+                           "pytorch (the book's own loop in PyTorch, as the book writes it: the yardstick, not a "
+                           "tuned loop; needs the frameworks extra).", choices=EXEC_MODES, flag="exec",
+                           group="Execution")
     device: str = param("cpu", "Device: cpu or gpu (gpu fails clearly when TensorFlow sees none).",
                         choices=DEVICES, group="Execution")
     # Turbo's 512 games at once keep TensorFlow's default (one thread per core): its ops are large enough to share.
     threads: int = param(1, THREADS_HELP, lo=0, hi=1024, advanced=True, styles=BOOK_STYLES, group="Execution")
     seed: int = param(0, "Seed of boards, noise, exploration, sampling and weights.", lo=0, hi=2**31 - 1,
                       group="Execution")
-    profile: int = _profile_param(group="Execution")
+    profile: int = _profile_param(group="Execution", styles=TF_STYLES)
     # Turbo: tuned for the fastest learning per second, not the book's values.
     train_seconds: float = param(1.0, "Training wall time in seconds (the trace and compile are timed apart).",
                                  lo=0.01, hi=86_400.0, styles=TURBO, group="Turbo")

@@ -21,7 +21,7 @@ import tensorflow as tf
 from rlcore import gridworld as gw
 from rlcore import profiling, report
 from rlcore.config import DQNConfig
-from rlcore.execution import BOOK_STYLES, ExecMode, check_device, compile_fn
+from rlcore.execution import TF_BOOK_STYLES, ExecMode, check_device, compile_fn
 from rlcore.qnet import N_ACTIONS, STATE_SIZE, STATES, TrainResult, book_test, build_q_network, copy_weights
 
 PHASES = ("env", "act", "replay", "train", "sync")
@@ -180,8 +180,8 @@ def train(cfg: DQNConfig, reporter: report.Reporter | None = None, *,
 
     Wall time excludes the win-rate tests; phase times cover env, act, replay, train and sync.
     """
-    if cfg.exec_mode not in BOOK_STYLES:
-        raise ValueError(f"the book's loop runs {', '.join(BOOK_STYLES)}, not {cfg.exec_mode!r}.")
+    if cfg.exec_mode not in TF_BOOK_STYLES:
+        raise ValueError(f"the book's loop in TensorFlow runs {', '.join(TF_BOOK_STYLES)}, not {cfg.exec_mode!r}.")
     reporter = reporter or report.NullReporter()
     device = check_device(cfg.device)
     env_seed, explore_seed, sample_seed = np.random.SeedSequence(cfg.seed).spawn(3)

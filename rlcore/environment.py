@@ -48,3 +48,26 @@ def environment_card() -> dict[str, Any]:
         "platform": platform.platform(),
         "executable": sys.executable,
     }
+
+
+def torch_card() -> dict[str, Any]:
+    """The same card for a run in PyTorch (the book's original): its version and threads; TensorFlow untouched."""
+    import torch
+
+    return {
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "cpu": cpu_model(),
+        "cores": os.cpu_count(),
+        "gpus": [],
+        "torch_threads": torch.get_num_threads(),
+        "torch_interop_threads": torch.get_num_interop_threads(),
+        "hostname": socket.gethostname(),
+        "platform": platform.platform(),
+        "executable": sys.executable,
+    }
+
+
+def card_for(config: Any) -> dict[str, Any]:
+    """The environment card of the framework a run's config trains with."""
+    return torch_card() if getattr(config, "exec_mode", None) == "pytorch" else environment_card()

@@ -22,11 +22,15 @@ class ExecMode(StrEnum):
     GRAPH = "graph"  # act and train step as tf.functions
     XLA = "xla"  # the same, compiled with XLA (jit_compile=True)
     TURBO = "turbo"  # the DQN's game and whole loop in one compiled graph, many games at once
+    PYTORCH = "pytorch"  # the book's own loop in PyTorch: the yardstick the seed's port is measured against
 
 
 EXEC_MODES = tuple(m.value for m in ExecMode)
-# The styles of the book's training loop (one game at a time in Python, the network called per move).
-BOOK_STYLES = (ExecMode.NAIVE.value, ExecMode.EAGER.value, ExecMode.GRAPH.value, ExecMode.XLA.value)
+# The styles of the book's training loop in TensorFlow (one game at a time in Python, the network called per move)
+TF_BOOK_STYLES = (ExecMode.NAIVE.value, ExecMode.EAGER.value, ExecMode.GRAPH.value, ExecMode.XLA.value)
+# ... and the book's settings apply to the PyTorch original too.
+BOOK_STYLES = (*TF_BOOK_STYLES, ExecMode.PYTORCH.value)
+TF_STYLES = (*TF_BOOK_STYLES, ExecMode.TURBO.value)  # what TensorFlow's profiler can look into
 COMPILED_STYLES = (ExecMode.GRAPH.value, ExecMode.XLA.value)
 DEVICES = ("cpu", "gpu")
 
@@ -67,8 +71,8 @@ def check_device(device: str, visible_gpus: Sequence[Any] | None = None) -> str:
 def compile_fn(fn: Callable, mode: ExecMode | str, **tf_function_kwargs: Any) -> Callable:
     """Wrap ``fn`` for a style: eager styles call it as is, graph traces it, xla also compiles it."""
     mode = ExecMode(mode)
-    if mode is ExecMode.TURBO:
-        raise ValueError("turbo is a whole training loop, not a way to call one function.")
+    if mode in (ExecMode.TURBO, ExecMode.PYTORCH):
+        raise ValueError(f"{mode.value} is a whole training loop, not a way to call one function.")
     if mode in (ExecMode.NAIVE, ExecMode.EAGER):
         return fn
     import tensorflow as tf
@@ -188,8 +192,8 @@ def prepare_process(device: str, home: str | os.PathLike, environ: dict[str, str
     home so the next process loads them instead of compiling, and say where a profile's capture goes."""
     pin_device(device, environ)
     env = os.environ if environ is None else environ
-    if threads > 0:
-        env["TF_NUM_INTRAOP_THREADS"] = env["TF_NUM_INTEROP_THREADS"] = str(threads)
+    if threads > 0:  # TensorFlow's pools, and PyTorch's (it reads OMP_NUM_THREADS when it starts)
+        env["TF_NUM_INTRAOP_THREADS"] = env["TF_NUM_INTEROP_THREADS"] = env["OMP_NUM_THREADS"] = str(threads)
     if profile_dir is not None:
         env[PROFILE_DIR_ENV] = os.fspath(profile_dir)
     enable_xla_cache(os.path.join(os.fspath(home), "xla_cache", cpu_key()), environ)

@@ -181,6 +181,9 @@ def members(workload: workloads.Workload, base: Mapping[str, Any], space: Space,
             member = Member({}, setting, seed)
             try:
                 cfg = workload.make_config(values, preset)
+                missing = workload.unavailable(cfg)
+                if missing:
+                    raise ConfigError(missing, "exec_mode")
             except ConfigError as e:
                 raise ConfigError(f"Member {len(out) + 1} ({member.label(workload)}): {e}", e.field) from None
             out.append(Member(dataclasses.asdict(cfg), setting, seed))

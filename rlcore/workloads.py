@@ -101,6 +101,7 @@ class Output:
     artifact: str
     suffix: str
     help: str
+    styles: tuple[str, ...] | None = None  # the styles that make the artifact (None: every style)
 
 
 @dataclass(frozen=True)
@@ -120,6 +121,9 @@ class Workload:
     preset_help: Mapping[str, str] = field(default_factory=dict)  # one sentence per preset: what it is for
     yardstick: str = ""  # how a result is judged, in a sentence or two (the form says it above the settings)
     describe: Callable[[Any, dict[str, Any]], str] | None = None  # the CLI's closing line(s)
+    # Why this machine cannot run a valid config (a framework of an optional extra not installed), or None. Read
+    # from package metadata: the dashboard asks it without importing anything.
+    unavailable: Callable[[Any], str | None] = lambda cfg: None
     outputs: tuple[Output, ...] = ()
     unit: str = "steps"  # what the summary's steps count
 
@@ -213,17 +217,29 @@ SPEED_TEST_GAMES = 1000
 
 
 def _train_dqn(cfg: DQNConfig, reporter: report.Reporter) -> Outcome:
-    # The one place that picks the DQN trainer: the book's loop, or the whole loop compiled (turbo).
+    # The one place that picks the DQN trainer: the book's loop in TensorFlow or in PyTorch (the original), or the
+    # whole loop compiled (turbo).
     from rlcore import qnet
 
     if cfg.exec_mode == "turbo":
         from rlcore.dqn_turbo import train
+    elif cfg.exec_mode == "pytorch":
+        from rlcore.frameworks.torch_dqn import train
     else:
         from rlcore.dqn import train
     result = train(cfg, reporter)
-    artifacts = {"model.keras": qnet.model_bytes(result.agent.online),
-                 "replays.json": json.dumps(qnet.replays(result.agent.q_values, cfg)).encode()}
+    model = {"model.pt": result.agent.model_bytes()} if cfg.exec_mode == "pytorch" else \
+        {"model.keras": qnet.model_bytes(result.agent.online)}
+    artifacts = model | {"replays.json": json.dumps(qnet.replays(result.agent.q_values, cfg)).encode()}
     return Outcome(result.summary(), artifacts, result.stopped_early)
+
+
+def _dqn_unavailable(cfg: DQNConfig) -> str | None:
+    from rlcore import frameworks
+
+    if cfg.exec_mode == "pytorch" and frameworks.version("torch") is None:
+        return frameworks.missing_sentence("PyTorch", "The pytorch style")
+    return None
 
 
 def _judge_dqn(cfg: DQNConfig, summary: dict[str, Any]) -> Verdict:
@@ -258,13 +274,16 @@ register(Workload(
     description="The chapter-3 DQN of 'Deep Reinforcement Learning in Action' (replay memory, target network, "
                 "the book's 1000-game win-rate test); defaults are the book's values.",
     config=DQNConfig, train=_train_dqn, judge=_judge_dqn, describe=_describe_dqn, unit="env steps",
+    unavailable=_dqn_unavailable,
     headlines=(Headline("win_rate", "win rate", "%"), Headline("steps_per_second", "env steps/s", "steps/s"),
                Headline("train_seconds", "training time", "s", "lower")),
     charts=(Chart(report.LOSS, "loss", log_y=True, smooth=True),
             Chart(report.ENV_STEPS_PER_S, "env steps per second"),
             Chart(report.WIN_RATE, "win rate (the book's test)", percent=True),
             Chart(report.PHASE_PREFIX, "where the time goes")),
-    outputs=(Output("--save-model", "model.keras", ".keras", "save the trained network here"),),
+    outputs=(Output("--save-model", "model.keras", ".keras", "save the trained Keras network here (TensorFlow "
+                    "styles; the pytorch style keeps model.pt among a stored run's files)",
+                    styles=("naive", "eager", "graph", "xla", "turbo")),),
 ))
 
 

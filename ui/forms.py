@@ -236,6 +236,9 @@ def judge(workload: workloads.Workload, values: dict[str, Any], label: str,
         return None, e
     if no_gpu and "gpu" in workloads.devices_of(cfg):
         return None, ConfigError(f"device gpu is not available here ({no_gpu}); choose cpu.", "device")
+    missing = workload.unavailable(cfg)
+    if missing:
+        return None, ConfigError(missing, STYLE_FIELD)
     return cfg, None
 
 

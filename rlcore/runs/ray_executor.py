@@ -319,13 +319,18 @@ def _execute(run_id: int, kind: str, config: dict[str, Any], service: Any) -> di
     # TensorFlow would use every core of the node for each run; a task uses the threads its run asks for, or the
     # CPUs it was given, so two runs sharing a machine do not fight over the same cores.
     cpus = workloads.threads_of(cfg) or max(1, round(ray.get_runtime_context().get_assigned_resources().get("CPU", 1)))
-    import tensorflow as tf
+    if getattr(cfg, "exec_mode", None) == "pytorch":
+        import torch
 
-    tf.config.threading.set_intra_op_parallelism_threads(cpus)
-    tf.config.threading.set_inter_op_parallelism_threads(cpus)
-    from rlcore.environment import environment_card
+        torch.set_num_threads(cpus)
+    else:
+        import tensorflow as tf
 
-    environment = environment_card() | {"node": _node(ray)}
+        tf.config.threading.set_intra_op_parallelism_threads(cpus)
+        tf.config.threading.set_inter_op_parallelism_threads(cpus)
+    from rlcore.environment import card_for
+
+    environment = card_for(cfg) | {"node": _node(ray)}
     if not ray.get(service.started.remote(run_id, environment), timeout=60):
         return None
     reporter = ServiceReporter(ray, service, run_id)

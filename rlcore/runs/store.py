@@ -391,6 +391,9 @@ class Store:
         workload = workloads.get(kind)
         values = asdict(config) if is_dataclass(config) else dict(config)
         cfg = workload.make_config(values, preset)  # the preset's values under the given ones
+        missing = workload.unavailable(cfg)
+        if missing:  # a framework this machine lacks: refused here, at the edge, not when the run starts
+            raise ConfigError(missing, "exec_mode")
         if preset is None and workload.preset_param in values:  # the preset is a field (the bench's workload)
             preset = values[workload.preset_param]
         label = check_text(label, "label", LABEL_MAX) or auto_label(workload, cfg, preset)

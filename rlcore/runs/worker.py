@@ -199,9 +199,9 @@ def run_worker(run_id: int, store: Store | None = None) -> int:
 def execute(store: Store, run_id: int, workload: workloads.Workload, cfg: Any) -> None:
     """Train a run in this process and record its end: done (summary and artifacts), cancelled, diverged or
     failed with the message; a storage fault on the way is its one sentence."""
-    from rlcore.environment import environment_card  # imports TensorFlow, under the pinned device
+    from rlcore.environment import card_for  # imports the run's framework, under the pinned device
 
-    if not store.mark_running(run_id, os.getpid(), environment_card()):
+    if not store.mark_running(run_id, os.getpid(), card_for(cfg)):
         return
     reserve = SpaceReserve(store.run_dir(run_id) / ".space-reserve")
     reporter = StoreReporter(store, run_id)

@@ -21,7 +21,8 @@ from rlcore.runs.store import Store
 OUTPUT = ROOT / "test-output" / "e2e"
 PASSPHRASE = "correct horse battery staple"
 HASH = passphrase.hash_passphrase(PASSPHRASE)
-WRITE_BUTTONS = re.compile(r"^(Launch|Launch again|Launch sweep|Cancel|Cancel sweep|Delete.*|Save|Reproduce.*)$")
+WRITE_BUTTONS = re.compile(r"^(Launch|Launch again|Launch sweep|Cancel|Cancel sweep|Delete.*|Save|Reproduce.*|"
+                           r"Profile this run)$")
 
 
 class _Pixel(http.server.BaseHTTPRequestHandler):
@@ -113,12 +114,20 @@ def test_an_operator_launches_and_a_viewer_with_the_link_sees_the_run_and_no_con
     expect(operator.get_by_text("That is not the operator's passphrase.")).to_be_visible()
     _sign_in(operator, PASSPHRASE)
     expect(operator.get_by_text("Signed in as operator.")).to_be_visible()
+    profile = operator.get_by_role("textbox", name="profile", exact=True)  # record 20 steps with the profiler
+    profile.fill("20")
+    profile.press("Enter")
+    expect(operator).to_have_url(re.compile(r"profile=20"))
     operator.get_by_role("button", name="Launch", exact=True).click()
     expect(operator).to_have_url(re.compile(r"[?&]run=\d+"))
     link = operator.url
     heading = re.compile(r"Run \d+: shared — done")
     expect(operator.get_by_role("heading", name=heading).first).to_be_visible(timeout=180_000)
     expect(operator.get_by_role("button", name="Launch again")).to_be_visible()
+    verdict = re.compile(r"^(Launch-bound|Dispatch-bound|Compute-bound|Python-bound|Conversion|Compile-bound): ")
+    expect(operator.get_by_text("Why it is this fast, measured inside TensorFlow")).to_be_visible()
+    expect(operator.get_by_text(verdict)).to_be_visible()
+    expect(operator.get_by_role("button", name="The capture (zip)")).to_be_visible()  # the operator's, like models
 
     viewer = _open(browser, link)  # a fresh context: only the link
     expect(viewer.get_by_role("heading", name=heading).first).to_be_visible(timeout=60_000)
@@ -126,6 +135,8 @@ def test_an_operator_launches_and_a_viewer_with_the_link_sees_the_run_and_no_con
     expect(viewer.locator("[data-testid='stVegaLiteChart']").first).to_be_visible(timeout=30_000)
     expect(_write_buttons(viewer)).to_have_count(0)
     expect(viewer.get_by_role("button", name=re.compile("keras"))).to_have_count(0)
+    expect(viewer.get_by_text(verdict)).to_be_visible()  # a viewer reads why
+    expect(viewer.get_by_role("button", name="The capture (zip)")).to_have_count(0)  # and downloads no capture
     runs = _open(browser, f"{base}/runs?runs=1,2")
     expect(runs.get_by_role("heading", name="Comparing 2 runs")).to_be_visible()
     expect(_write_buttons(runs)).to_have_count(0)

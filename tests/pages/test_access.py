@@ -121,7 +121,7 @@ def _seed(store):
 def _write_controls(at):
     keys = {b.key for b in at.button} | {w.key for w in at.text_input} | {w.key for w in at.text_area}
     return sorted(k for k in keys if k and (k in WRITE_KEYS or k.startswith(("cancel_", "again_", "save_",
-                                                                                "edit_"))))
+                                                                                "edit_", "profile_"))))
 
 
 @pytest.mark.parametrize(("page", "query"), [

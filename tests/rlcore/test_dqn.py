@@ -10,7 +10,7 @@ import tensorflow as tf
 from rlcore import dqn, qnet, report
 from rlcore import gridworld as gw
 from rlcore.config import DQNConfig
-from rlcore.execution import BOOK_STYLES, DeviceError, check_device
+from rlcore.execution import TF_BOOK_STYLES, DeviceError, check_device
 
 TINY = {"epochs": 12, "memory_size": 120, "batch_size": 16, "sync_every": 25, "test_games": 50, "eval_every": 6,
         "hidden1": 16, "hidden2": 8}
@@ -31,7 +31,7 @@ def test_the_four_book_styles_compute_the_same_step():
     cfg = DQNConfig(seed=5)
     batch = _batch(np.random.default_rng(0))
     results = {}
-    for mode in BOOK_STYLES:
+    for mode in TF_BOOK_STYLES:
         agent = dqn.Agent(cfg, mode)
         loss = float(agent.train(batch))
         loss2 = float(agent.train(batch))
