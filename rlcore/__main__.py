@@ -1,3 +1,3 @@
 from rlcore.cli import main
 
-raise SystemExit(main())
+raise SystemExit(main(process=True))

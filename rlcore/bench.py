@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from rlcore import report
-from rlcore.config import K_STEPS_PATTERN, BenchConfig
+from rlcore.config import K_STEPS_PATTERNS, BenchConfig
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
@@ -89,12 +89,34 @@ WHY = {
     ("hjb-step", "xla-k"): (
         "N XLA-compiled steps per call: no per-call overhead and fused kernels, the fastest way to train a small "
         "network on a CPU."),
+    ("framework-step", "tf-eager"): (
+        "TensorFlow eagerly: every op of the step, its nested tapes and Adam's update dispatched from Python one "
+        "by one (hundreds per step)."),
+    ("framework-step", "tf-function"): (
+        "TensorFlow's tf.function, one step per call and the loss fetched each time: the seed's loop; the call "
+        "itself (argument binding, the executor) costs more than a 3x8 network's arithmetic."),
+    ("framework-step", "tf-xla"): (
+        "The same step compiled by XLA: fused kernels, but still one Python round trip per step."),
+    ("framework-step", "tf-xla-k"): (
+        "N XLA-compiled steps in one call (a tf.range loop): the round trip paid once per N steps."),
+    ("framework-step", "torch-eager"): (
+        "PyTorch eagerly: every op dispatched from Python as in TensorFlow's eager mode, but PyTorch's dispatcher "
+        "is built for exactly that and costs a few microseconds per op."),
+    ("framework-step", "torch-compile"): (
+        "torch.compile (TorchDynamo + Inductor): the loss's Python captured into a graph and compiled to fused C++ "
+        "(V' through torch.func, since compiled autograd cannot run a double backward); the optimizer step and the "
+        "loss fetch stay outside it."),
+    ("framework-step", "jax-jit"): (
+        "JAX's jit: the whole step (loss, gradients, Adam) compiled by XLA, one dispatch per step."),
+    ("framework-step", "jax-jit-k"): (
+        "N jitted steps in one call (lax.fori_loop): XLA's fused step with the dispatch paid once per N steps, as "
+        "TensorFlow's xla-kN."),
 }
 
 def pattern(workload: str, name: str) -> Pattern:
     """The catalogue entry for a workload's pattern name (``graph-k100`` means 100 steps per call)."""
     BenchConfig(workload=workload, patterns=name)  # one sentence listing the valid names if it is not one
-    k = K_STEPS_PATTERN.match(name) if workload == "hjb-step" else None
+    k = K_STEPS_PATTERNS[workload].match(name) if workload in K_STEPS_PATTERNS else None
     if k:
         return Pattern(workload, name, WHY[(workload, k.group(1) + "-k")], steps_per_call=int(k.group(2)))
     return Pattern(workload, name, WHY[(workload, name)])
@@ -144,8 +166,36 @@ def _build_hjb_step(p: Pattern, batch: int, width: int, seed: int) -> Call:
     return lambda: solver.run(p.steps_per_call)
 
 
+FRAMEWORK_OF = {"tf": None, "torch": "torch", "jax": "jax"}  # a framework-step pattern's prefix: what it needs
+
+
+def _build_framework_step(p: Pattern, batch: int, width: int, seed: int) -> Call:
+    from rlcore import frameworks
+    from rlcore.config import HJBConfig
+
+    prefix = p.name.split("-")[0]
+    needs = FRAMEWORK_OF[prefix]
+    if needs and frameworks.version(needs) is None:
+        raise MissingFramework(frameworks.missing_sentence(needs, f"The {p.name} pattern"))
+    if prefix == "tf":
+        style = {"tf-eager": "eager", "tf-function": "graph"}.get(p.name, "xla")
+        return _build_hjb_step(Pattern("hjb-step", f"{style}-k{p.steps_per_call}" if p.steps_per_call > 1 else style,
+                                       p.why, p.steps_per_call), batch, width, seed)
+    from rlcore.frameworks import hjb_step
+
+    cfg = HJBConfig(batch_size=batch, width=width, seed=seed)
+    if prefix == "torch":
+        return hjb_step.torch_step(cfg, compiled=p.name == "torch-compile")
+    return hjb_step.jax_step(cfg, p.steps_per_call)
+
+
+class MissingFramework(RuntimeError):
+    """A cell's framework is not installed: the cell is named with the install line, not measured."""
+
+
 BUILDERS: dict[str, Callable[[Pattern, int, int, int], Call]] = {
-    "dqn-act": _build_dqn_act, "dqn-train": _build_dqn_train, "hjb-step": _build_hjb_step}
+    "dqn-act": _build_dqn_act, "dqn-train": _build_dqn_train, "hjb-step": _build_hjb_step,
+    "framework-step": _build_framework_step}
 
 
 # ---------------------------------------------------------------- the harness
@@ -217,7 +267,10 @@ def measure(cell: Cell, cfg: BenchConfig) -> dict[str, Any]:
     """
     p = pattern(cell.workload, cell.pattern)
     start = time.perf_counter()
-    call = p.build(cell.batch, cell.width, cfg.seed)
+    try:
+        call = p.build(cell.batch, cell.width, cfg.seed)
+    except MissingFramework as e:
+        return asdict(cell) | {"missing": str(e), "steps_per_call": p.steps_per_call}
     setup = time.perf_counter() - start
     timing = time_calls(call, repeats=cfg.repeats, min_seconds=cfg.min_seconds)
     result = cell_result(cell, timing, p.steps_per_call) | {"setup_seconds": setup}
@@ -378,7 +431,8 @@ def run(cfg: BenchConfig, reporter: report.Reporter | None = None) -> dict[str, 
                 results.append(message)
                 following = cells[len(results)] if len(results) < len(cells) else None
                 record = report.Record(step=len(results), wall_seconds=time.perf_counter() - start,
-                                       metrics=cell_metrics(message), progress=len(results) / len(cells),
+                                       metrics={} if "missing" in message else cell_metrics(message),
+                                       progress=len(results) / len(cells),
                                        phase=f"measuring {following.pattern} at batch {following.batch:,} on "
                                              f"{following.device}" if following else "")
                 if not reporter.on_record(record):
@@ -394,15 +448,17 @@ def run(cfg: BenchConfig, reporter: report.Reporter | None = None) -> dict[str, 
             raise (DeviceError if proc.returncode == 2 else RuntimeError)(message)
         if stopped:
             break
-    rates = [c["steps_per_second"] for c in results]
-    fastest = max(results, key=lambda c: c["steps_per_second"]) if results else None
+    measured = [c for c in results if "missing" not in c]
+    rates = [c["steps_per_second"] for c in measured]
+    fastest = max(measured, key=lambda c: c["steps_per_second"]) if measured else None
     summary = {"cells": results, "environment": environments.get(cfg.device_list[0], {}),
                "environments": environments, "stopped_early": stopped,
-               "crossover": {p: crossover(results, p) for p in cfg.pattern_list},
+               "crossover": {p: crossover(measured, p) for p in cfg.pattern_list},
                "train_seconds": time.perf_counter() - start,
                "best_pattern": fastest["pattern"] if fastest else None,
                "best_steps_per_second": max(rates) if rates else None,
-               "speedup": same_batch_speedup(results)}
+               "speedup": same_batch_speedup(measured),
+               "missing": sorted({c["missing"] for c in results if "missing" in c})}
     reporter.on_end(summary)
     return summary
 
@@ -423,9 +479,11 @@ def cells_table(cells: list[dict[str, Any]]):
 
     table = pd.DataFrame(cells, columns=["workload", "pattern", "device", "batch", "width", "calls_per_second",
                                          "steps_per_second", "samples_per_second", "iqr", "setup_seconds",
-                                         "first_call_seconds", "calls"])
+                                         "first_call_seconds", "calls", "missing"])
     slowest = table.groupby(["device", "batch", "width"])["steps_per_second"].transform("min")
     table["speedup"] = (table["steps_per_second"] / slowest).round(1)
+    table.insert(6, "us_per_step", (1e6 / table["steps_per_second"]).round(1))
+    table["missing"] = table["missing"].fillna("")
     return table.round({"calls_per_second": 1, "steps_per_second": 1, "samples_per_second": 0, "iqr": 1,
                         "setup_seconds": 3, "first_call_seconds": 3})
 

@@ -673,11 +673,13 @@ def _fail(message: str) -> int:
 VERBOSE_ENV = "RLCORE_VERBOSE"  # 1: TensorFlow's own log lines stay on stderr (as --verbose)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, process: bool = False) -> int:
+    """The command line; ``process``: this is the process's own entry (``python -m rlcore``), whose stderr is
+    then kept free of TensorFlow's C++ log lines."""
     from rlcore.runs.store import StoreError
 
     args = build_parser().parse_args(argv)
-    if not (getattr(args, "verbose", False) or os.environ.get(VERBOSE_ENV) == "1"):
+    if process and not (getattr(args, "verbose", False) or os.environ.get(VERBOSE_ENV) == "1"):
         quiet_native_logs()  # before TensorFlow is imported: its C++ start-up lines are noise to a user
     commands = {"devices": _run_devices, "runs": _run_runs, "worker": _run_worker, "sweep": _run_sweep,
                 "sweeps": _run_sweeps, "cluster": _run_cluster, "operator-hash": _run_operator_hash}

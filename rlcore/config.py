@@ -413,13 +413,20 @@ BENCH_PATTERNS: dict[str, tuple[str, ...]] = {
     "dqn-act": ("predict", "eager", "tf-function", "xla"),
     "dqn-train": ("naive", "eager", "graph", "xla"),
     "hjb-step": ("eager", "graph", "xla", "graph-kN", "xla-kN"),  # kN: N steps per call, e.g. graph-k100
+    # The HJB step across frameworks: TensorFlow, PyTorch (the frameworks extra), JAX (the same).
+    "framework-step": ("tf-eager", "tf-function", "tf-xla", "tf-xla-kN", "torch-eager", "torch-compile", "jax-jit",
+                       "jax-jit-kN"),
 }
 BENCH_DEFAULTS: dict[str, dict[str, str]] = {
     "dqn-act": {"patterns": "predict,eager,tf-function,xla", "batch": "1", "width": "150"},
     "dqn-train": {"patterns": "naive,eager,graph,xla", "batch": "200", "width": "150"},
     "hjb-step": {"patterns": "eager,graph,xla,graph-k100,xla-k100", "batch": "100", "width": "8"},
+    "framework-step": {"patterns": "tf-eager,tf-function,tf-xla,tf-xla-k100,torch-eager,torch-compile,jax-jit,"
+                                   "jax-jit-k100", "batch": "1,100,10000", "width": "8"},
 }
-K_STEPS_PATTERN = re.compile(r"^(graph|xla)-k([1-9][0-9]{0,6})$")
+# Patterns that run N steps per call (graph-k100): the workloads that have them, and the names they take.
+K_STEPS_PATTERNS = {"hjb-step": re.compile(r"^(graph|xla)-k([1-9][0-9]{0,6})$"),
+                    "framework-step": re.compile(r"^(tf-xla|jax-jit)-k([1-9][0-9]{0,6})$")}
 
 
 def _int_list(label: str, text: str, hi: int) -> tuple[int, ...]:
@@ -435,10 +442,12 @@ class BenchConfig:
     """A benchmark: patterns of one workload, timed over batch sizes, widths and devices."""
 
     workload: str = param("dqn-act", "What one call does: dqn-act (pick actions), dqn-train (one DQN training "
-                          "step) or hjb-step (one HJB training step).", choices=tuple(BENCH_PATTERNS))
+                          "step), hjb-step (one HJB training step) or framework-step (the HJB step in TensorFlow, "
+                          "PyTorch and JAX).", choices=tuple(BENCH_PATTERNS))
     patterns: str = param("", "Comma-separated patterns; empty = all of the workload's. dqn-act: predict, eager, "
                           "tf-function, xla; dqn-train: naive, eager, graph, xla; hjb-step: eager, graph, xla, "
-                          "graph-kN, xla-kN (N steps per call).")
+                          "graph-kN, xla-kN (N steps per call); framework-step: tf-eager, tf-function, tf-xla, "
+                          "tf-xla-kN, torch-eager, torch-compile, jax-jit, jax-jit-kN.")
     batch: str = param("", "Comma-separated batch sizes, e.g. 1,100,10000; empty = the workload's (1 for "
                        "dqn-act, 200 for dqn-train, 100 for hjb-step).")
     width: str = param("", "Comma-separated hidden widths; empty = the workload's (150 for DQN, 8 for HJB).",
@@ -454,7 +463,7 @@ class BenchConfig:
     def __post_init__(self) -> None:
         check_fields(self)
         for name in self.pattern_list:
-            k_steps = self.workload == "hjb-step" and K_STEPS_PATTERN.match(name)
+            k_steps = self.workload in K_STEPS_PATTERNS and K_STEPS_PATTERNS[self.workload].match(name)
             if name not in BENCH_PATTERNS[self.workload] and not k_steps:
                 raise ConfigError(f"patterns must be among {', '.join(BENCH_PATTERNS[self.workload])} for "
                                   f"{self.workload}, not {name!r}.", "patterns")

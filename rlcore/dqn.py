@@ -20,9 +20,10 @@ import tensorflow as tf
 
 from rlcore import gridworld as gw
 from rlcore import profiling, report
+from rlcore.book import N_ACTIONS, STATE_SIZE, TrainResult, book_test
 from rlcore.config import DQNConfig
 from rlcore.execution import TF_BOOK_STYLES, ExecMode, check_device, compile_fn
-from rlcore.qnet import N_ACTIONS, STATE_SIZE, STATES, TrainResult, book_test, build_q_network, copy_weights
+from rlcore.qnet import STATES, build_q_network, copy_weights
 
 PHASES = ("env", "act", "replay", "train", "sync")
 
@@ -155,25 +156,6 @@ class Agent:
 # ---------------------------------------------------------------- training loop
 
 
-class PhaseClock:
-    """Splits wall time into named phases: each ``lap`` adds the time since the previous one (nothing while
-    ``paused``: a profiled step is no part of the run's phases)."""
-
-    def __init__(self, names: tuple[str, ...]) -> None:
-        self.seconds = dict.fromkeys(names, 0.0)
-        self.paused = False
-        self._t = time.perf_counter()
-
-    def restart(self) -> None:
-        self._t = time.perf_counter()
-
-    def lap(self, name: str) -> None:
-        now = time.perf_counter()
-        if not self.paused:
-            self.seconds[name] += now - self._t
-        self._t = now
-
-
 def train(cfg: DQNConfig, reporter: report.Reporter | None = None, *,
           report_interval: float = 0.5) -> TrainResult:
     """Run the book's training loop in ``cfg.exec_mode`` and return the result with the agent.
@@ -194,7 +176,7 @@ def train(cfg: DQNConfig, reporter: report.Reporter | None = None, *,
 
     reporter.on_start(report.RunInfo("dqn", cfg.epochs, "games", asdict(cfg)))
     clock = time.perf_counter
-    phases = PhaseClock(PHASES)
+    phases = report.PhaseClock(PHASES)
     window = report.Window(report.ENV_STEPS_PER_S)
     last_losses: deque[tf.Tensor] = deque(maxlen=100)
     history: list[tuple[int, float]] = []

@@ -20,9 +20,10 @@ import tensorflow as tf
 from rlcore import gridworld as gw
 from rlcore import gridworld_tf as gtf
 from rlcore import profiling, report
+from rlcore.book import N_ACTIONS, STATE_SIZE, TrainResult, book_test
 from rlcore.config import DQNConfig
 from rlcore.execution import check_device, xla_cache_dir, xla_cache_snapshot, xla_cache_status
-from rlcore.qnet import N_ACTIONS, STATE_SIZE, STATES, TrainResult, book_test, build_q_network, copy_weights
+from rlcore.qnet import STATES, build_q_network, copy_weights
 
 PHASE_IN_GRAPH = "in-graph"
 PHASE_COMPILE = "compile"

@@ -173,3 +173,22 @@ class ListReporter:
 
     def on_end(self, summary: dict[str, Any]) -> None:
         self.summary = summary
+
+
+class PhaseClock:
+    """Splits wall time into named phases: each ``lap`` adds the time since the previous one (nothing while
+    ``paused``: a profiled step is no part of the run's phases)."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.seconds = dict.fromkeys(names, 0.0)
+        self.paused = False
+        self._t = time.perf_counter()
+
+    def restart(self) -> None:
+        self._t = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        if not self.paused:
+            self.seconds[name] += now - self._t
+        self._t = now

@@ -219,18 +219,21 @@ SPEED_TEST_GAMES = 1000
 def _train_dqn(cfg: DQNConfig, reporter: report.Reporter) -> Outcome:
     # The one place that picks the DQN trainer: the book's loop in TensorFlow or in PyTorch (the original), or the
     # whole loop compiled (turbo).
-    from rlcore import qnet
+    from rlcore import book
 
-    if cfg.exec_mode == "turbo":
-        from rlcore.dqn_turbo import train
-    elif cfg.exec_mode == "pytorch":
+    if cfg.exec_mode == "pytorch":
         from rlcore.frameworks.torch_dqn import train
+
+        result = train(cfg, reporter)
+        model = {"model.pt": result.agent.model_bytes()}
     else:
-        from rlcore.dqn import train
-    result = train(cfg, reporter)
-    model = {"model.pt": result.agent.model_bytes()} if cfg.exec_mode == "pytorch" else \
-        {"model.keras": qnet.model_bytes(result.agent.online)}
-    artifacts = model | {"replays.json": json.dumps(qnet.replays(result.agent.q_values, cfg)).encode()}
+        from rlcore import qnet
+        from rlcore.dqn import train as book_loop
+        from rlcore.dqn_turbo import train as turbo
+
+        result = (turbo if cfg.exec_mode == "turbo" else book_loop)(cfg, reporter)
+        model = {"model.keras": qnet.model_bytes(result.agent.online)}
+    artifacts = model | {"replays.json": json.dumps(book.replays(result.agent.q_values, cfg)).encode()}
     return Outcome(result.summary(), artifacts, result.stopped_early)
 
 
@@ -364,9 +367,10 @@ def _train_bench(cfg: BenchConfig, reporter: report.Reporter) -> Outcome:
 
 
 def _judge_bench(cfg: BenchConfig, summary: dict[str, Any]) -> Verdict:
-    cells = summary.get("cells") or []
+    cells = [c for c in summary.get("cells") or [] if "missing" not in c]
     if not cells:
-        return Verdict("fail", "no result", "No cell was measured.")
+        why = f" {' '.join(summary['missing'])}" if summary.get("missing") else ""
+        return Verdict("fail", "no result", f"No cell was measured.{why}")
     noisy = [c for c in cells if c.get("iqr") and c["iqr"] > BENCH_NOISY * c["steps_per_second"]]
     if noisy:
         worst = max(noisy, key=lambda c: c["iqr"] / c["steps_per_second"])
@@ -374,7 +378,9 @@ def _judge_bench(cfg: BenchConfig, summary: dict[str, Any]) -> Verdict:
                        f"of their median (worst: {worst['pattern']} at batch {worst['batch']:,}, IQR "
                        f"{percent_text(worst['iqr'] / worst['steps_per_second'])}); repeat on a quieter machine or "
                        "with more repeats.")
-    return Verdict("ok", "steady", f"Steady: all {len(cells)} cells' repeats lie within a quarter of their median.")
+    missing = f" Not measured: {' '.join(summary['missing'])}" if summary.get("missing") else ""
+    return Verdict("ok", "steady", f"Steady: all {len(cells)} cells' repeats lie within a quarter of their median."
+                   + missing)
 
 
 def _describe_bench(cfg: BenchConfig, summary: dict[str, Any]) -> str:

@@ -1,6 +1,6 @@
 """The layering rules: rlcore never imports Streamlit, the dashboard's pure helpers neither, and what the
 dashboard process uses from rlcore (configs, the workload registry, the store, the CLI's parser) never imports
-TensorFlow. No import circle inside rlcore."""
+TensorFlow, PyTorch, JAX or xprof. No import circle inside rlcore."""
 
 import ast
 import subprocess
@@ -33,9 +33,48 @@ def test_what_the_dashboard_process_imports_never_imports_tensorflow():
     code = ("import sys, rlcore.config, rlcore.gridworld, rlcore.report, rlcore.execution, rlcore.workloads, "
             "rlcore.cli, rlcore.bench, rlcore.runs.store, rlcore.runs.worker, ui.views, ui.charts, ui.vega_charts, "
             "ui.fmt; "
-            "rlcore.cli.build_parser(); print('tensorflow' in sys.modules, 'keras' in sys.modules)")
+            "rlcore.cli.build_parser(); print('tensorflow' in sys.modules, 'keras' in sys.modules, "
+            "any(m in sys.modules for m in ('torch', 'jax', 'xprof')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
-    assert out.stdout.strip() == "False False"
+    assert out.stdout.strip() == "False False False"
+
+
+HEAVY = ("tensorflow", "keras", "torch", "jax", "xprof")
+
+
+def test_the_served_pages_never_import_a_framework_nor_the_profiler(tmp_path):
+    """Every page through the real router, a profiled run's view and a comparison included: the dashboard process
+    holds no TensorFlow, PyTorch, JAX or xprof (runs and their profiles are read in the runs' own processes)."""
+    code = f"""
+import json, sys
+from streamlit.testing.v1 import AppTest
+from rlcore.runs.store import Store
+store = Store({str(tmp_path)!r})
+profile = {{"verdict": "launch-bound", "sentence": "Launch-bound: ...", "ops_per_step": 300.0,
+           "eager_ops_per_step": 300.0, "function_calls_per_step": 0.0, "xla_ops_per_step": 0.0, "retraces": 0, "step_seconds": 0.01,
+           "compute_seconds": 0.001, "dispatch_seconds": 0.005, "python_seconds": 0.004, "top_ops": [],
+           "steps": 50, "steps_per_marker": 1}}
+ids = []
+for style in ("naive", "pytorch"):
+    run = store.create_run("dqn", {{"exec_mode": style, "epochs": 15}})
+    store.append_metrics(run, [(1, 0.1, "system/run_cpu_cores", 1.0), (1, 0.1, "train/loss", 0.5)])
+    store.finish(run, "done", summary={{"win_rate": 0.1, "steps_per_second": 10.0, "train_seconds": 1.0,
+                                       "profile": profile, "system": {{"machine_cores": 2, "run_cpu_cores_mean": 1.0,
+                                                                     "run_cpu_cores_max": 1.0}}}})
+    ids.append(run)
+at = AppTest.from_file("app.py", default_timeout=60).run()
+for page, query in (("dqn", {{"run": str(ids[0])}}), ("hjb", {{}}), ("bench", {{"workload": "framework-step"}}),
+                    ("sweeps", {{}}), ("runs", {{"runs": ",".join(map(str, ids))}}), ("home", {{}})):
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.switch_page(f"pages/{{page}}.py").run()
+    assert not at.exception, (page, at.exception)
+print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))
+"""
+    env = {**__import__("os").environ, "RLCORE_HOME": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]"
 
 
 def test_no_import_circle_inside_rlcore():

@@ -24,6 +24,8 @@ CELL_COLUMNS = {
                                                         help="Timed on its own: XLA compiles here."),
     "calls": st.column_config.NumberColumn("calls timed", format="localized"),
     "speedup": st.column_config.NumberColumn("vs slowest at this batch", format="%.1fx"),
+    "us_per_step": st.column_config.NumberColumn("µs per step", format="localized"),
+    "missing": st.column_config.TextColumn("not measured because"),
 }
 
 

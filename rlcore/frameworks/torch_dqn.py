@@ -23,8 +23,8 @@ import torch
 
 from rlcore import gridworld as gw
 from rlcore import report
+from rlcore.book import N_ACTIONS, STATE_SIZE, TrainResult, book_test
 from rlcore.config import DQNConfig
-from rlcore.qnet import N_ACTIONS, STATE_SIZE, TrainResult, book_test
 
 PHASES = ("env", "act", "replay", "train", "sync")
 
@@ -56,8 +56,6 @@ class TorchAgent:
 
 def train(cfg: DQNConfig, reporter: report.Reporter | None = None, *, report_interval: float = 0.5) -> TrainResult:
     """The book's loop for ``cfg.epochs`` games; wall time excludes the win-rate tests, like every style."""
-    from rlcore.dqn import PhaseClock
-
     if cfg.threads > 0:
         torch.set_num_threads(cfg.threads)
     reporter = reporter or report.NullReporter()
@@ -71,7 +69,7 @@ def train(cfg: DQNConfig, reporter: report.Reporter | None = None, *, report_int
 
     reporter.on_start(report.RunInfo("dqn", cfg.epochs, "games", asdict(cfg)))
     clock = time.perf_counter
-    phases = PhaseClock(PHASES)
+    phases = report.PhaseClock(PHASES)
     window = report.Window(report.ENV_STEPS_PER_S)
     losses: deque[float] = deque(maxlen=100)
     history: list[tuple[int, float]] = []

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from rlcore import dqn, qnet, report
+from rlcore import book, dqn, qnet, report
 from rlcore import gridworld as gw
 from rlcore.config import DQNConfig
 from rlcore.execution import TF_BOOK_STYLES, DeviceError, check_device
@@ -162,23 +162,23 @@ def oracle_q(states: np.ndarray) -> np.ndarray:
 
 def test_win_rate_of_an_optimal_player_is_the_books_ceiling():
     """99.67% of valid random boards are winnable and no shortest path exceeds 8 < 16 moves."""
-    rate = qnet.evaluate_win_rate(oracle_q, np.random.default_rng(0), games=1000)
+    rate = book.evaluate_win_rate(oracle_q, np.random.default_rng(0), games=1000)
     assert 0.99 <= rate < 1.0
 
 
 def test_win_rate_of_a_player_that_only_goes_up_is_low():
-    rate = qnet.evaluate_win_rate(lambda s: np.tile([1.0, 0, 0, 0], (len(s), 1)), np.random.default_rng(0),
+    rate = book.evaluate_win_rate(lambda s: np.tile([1.0, 0, 0, 0], (len(s), 1)), np.random.default_rng(0),
                                  games=1000)
     assert 0.05 < rate < 0.35  # wins only when the goal is straight above
 
 
 def test_play_game_replays_a_seeded_game_step_by_step():
-    replay = qnet.play_game(oracle_q, seed=11)
+    replay = book.play_game(oracle_q, seed=11)
     assert replay.won
     assert len(replay.boards) == len(replay.actions) + 1 == len(replay.rewards) + 1
     for before, a, after, r in zip(replay.boards, replay.actions, replay.boards[1:], replay.rewards, strict=False):
         assert gw.step(before, a) == (after, r)
-    assert qnet.play_game(oracle_q, seed=11).to_dict() == replay.to_dict()
+    assert book.play_game(oracle_q, seed=11).to_dict() == replay.to_dict()
     assert json.loads(json.dumps(replay.to_dict()))["won"] is True
 
 

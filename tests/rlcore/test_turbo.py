@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from rlcore import dqn_turbo, qnet, report
+from rlcore import book, dqn_turbo, report
 from rlcore import gridworld as gw
 from rlcore import gridworld_tf as gtf
 from rlcore.config import ConfigError, DQNConfig
@@ -94,7 +94,7 @@ def test_turbo_learns_the_game_within_a_fixed_number_of_steps():
     agent = dqn_turbo.TurboAgent(DQNConfig(exec_mode="turbo", seed=0))
     for _ in range(12):
         agent.chunk(tf.constant(25))
-    win_rate = qnet.evaluate_win_rate(agent.q_values, np.random.default_rng(5), games=500)
+    win_rate = book.evaluate_win_rate(agent.q_values, np.random.default_rng(5), games=500)
     assert win_rate > 0.85
 
 
