@@ -51,7 +51,8 @@ from streamlit.testing.v1 import AppTest
 from rlcore.runs.store import Store
 store = Store({str(tmp_path)!r})
 profile = {{"verdict": "launch-bound", "sentence": "Launch-bound: ...", "ops_per_step": 300.0,
-           "eager_ops_per_step": 300.0, "function_calls_per_step": 0.0, "xla_ops_per_step": 0.0, "retraces": 0, "step_seconds": 0.01,
+           "eager_ops_per_step": 300.0, "function_calls_per_step": 0.0, "xla_ops_per_step": 0.0, "retraces": 0,
+           "step_seconds": 0.01,
            "compute_seconds": 0.001, "dispatch_seconds": 0.005, "python_seconds": 0.004, "top_ops": [],
            "steps": 50, "steps_per_marker": 1}}
 ids = []
