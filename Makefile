@@ -29,7 +29,7 @@ $(VENV)/.runtime: requirements.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $@
 
-$(VENV)/.dev: requirements-dev.txt requirements-cluster.txt $(VENV)/.runtime
+$(VENV)/.dev: requirements-dev.txt requirements-cluster.txt requirements-frameworks.txt $(VENV)/.runtime
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $@
 
