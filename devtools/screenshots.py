@@ -52,7 +52,7 @@ def main() -> None:
         context = browser.new_context()
         # The seed's question exactly as the Home button queues it, photographed as it opens and once done.
         seed_ids = [store.create_run("dqn", views.SEED_QUESTION | {"exec_mode": style}, label=f"seed question: {style}")
-                    for style in views.SEED_QUESTION_STYLES]
+                    for style in views.seed_question_styles()]
         for run_id in seed_ids:
             launch(store, run_id)
         compare = f"{base}/runs?runs={','.join(map(str, seed_ids))}&metric=progress/games&x=wall&smoothing=0"

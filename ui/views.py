@@ -24,7 +24,14 @@ MAX_COMPARED = 50
 
 # The seed's question in small: the same short DQN in the slow port's style and compiled.
 SEED_QUESTION = {"epochs": 15, "eval_every": 0, "test_games": 200}
-SEED_QUESTION_STYLES = ("naive", "graph")
+SEED_QUESTION_LABELS = {"naive": "your port (naive)", "pytorch": "the PyTorch original", "graph": "graph"}
+
+
+def seed_question_styles() -> tuple[str, ...]:
+    """The seed's port, the PyTorch original it was ported from (with the frameworks extra), and the fix."""
+    from rlcore import frameworks
+
+    return ("naive", "pytorch", "graph") if frameworks.version("torch") else ("naive", "graph")
 
 
 def parse_run_ids(text: str, known: Iterable[int]) -> list[int]:
@@ -300,6 +307,9 @@ def comparison_sentence(runs: list[Run]) -> str | None:
     rated = [(v, r) for v, r in rated if v]
     if len(rated) < 2:
         return None
+    against_original = _against_the_original(rated, rate)
+    if against_original:
+        return against_original
     (slow, slow_run), (fast, fast_run) = min(rated, key=lambda p: p[0]), max(rated, key=lambda p: p[0])
     ratio = fast / slow
     numbers = f"({fmt.number(fast)} against {fmt.number(slow)})"
@@ -326,6 +336,25 @@ def comparison_sentence(runs: list[Run]) -> str | None:
                      f"{fmt.seconds(slow_r.summary['train_seconds'])}, {quick.label} for "
                      f"{fmt.seconds(quick.summary['train_seconds'])}.")
     return sentence
+
+
+def _against_the_original(rated: list[tuple[float, Run]], rate: workloads.Headline) -> str | None:
+    """The seed's question as one line, when the runs differ only in style and one of them is the PyTorch original:
+    "your port (naive): 17 env steps/s; the PyTorch original: 905; graph: 1,370 — graph ran 1.5x the original"."""
+    original = [(v, r) for v, r in rated if r.config.get("exec_mode") == "pytorch"]
+    rest = [{k: v for k, v in r.config.items() if k not in ("exec_mode", "profile")} for _, r in rated]
+    if len(original) != 1 or len(rated) < 2 or any(c != rest[0] for c in rest):
+        return None
+    base, _ = original[0]
+    order = list(SEED_QUESTION_LABELS)
+    rated = sorted(rated, key=lambda p: order.index(p[1].config["exec_mode"]) if p[1].config["exec_mode"] in order
+                   else len(order))
+    parts = [f"{SEED_QUESTION_LABELS.get(r.config['exec_mode'], r.label)}: {fmt.number(v)}" for v, r in rated]
+    parts[0] += f" {rate.label}"
+    fastest, fast_run = max((p for p in rated if p[1].config["exec_mode"] != "pytorch"), key=lambda p: p[0])
+    ratio = fastest / base
+    shown = f"{ratio:,.1f}x" if ratio >= 0.1 else f"{ratio:.2g}x"
+    return f"{'; '.join(parts)} — {fast_run.config['exec_mode']} ran {shown} the original."
 
 
 def summary_table(runs: list[Run]) -> pd.DataFrame:

@@ -99,18 +99,35 @@ def test_a_finished_dqn_run_shows_its_charts_summary_and_replay(store):
     assert any("+ - . P" in c for c in codes)  # the start as the book prints it
 
 
-def test_reproduce_the_seeds_question_queues_naive_and_graph_and_opens_their_comparison(store, launched):
+def test_reproduce_the_seeds_question_queues_the_port_the_pytorch_original_and_graph_and_compares_them(
+        store, launched):
     at = AppTest.from_file(APP, default_timeout=60).run()
     at.button(key="reproduce").click().run()
     assert not at.exception
     runs = sorted(store.list_runs(), key=lambda r: r.id)
-    assert [r.config["exec_mode"] for r in runs] == ["naive", "graph"]
+    assert [r.config["exec_mode"] for r in runs] == ["naive", "pytorch", "graph"]  # the frameworks extra is installed
     assert all(r.status == "queued" and r.config["epochs"] == 15 for r in runs)
-    assert launched == [runs[0].id]  # one launch starts the queue runner, which takes both in order
+    assert launched == [runs[0].id]  # one launch starts the queue runner, which takes them all in order
     assert at.title[0].value == "Runs"
-    assert at.subheader[0].value == "Comparing 2 runs"
+    assert at.subheader[0].value == "Comparing 3 runs"
     assert at.query_params["metric"] == "games played" and at.query_params["x"] == "training seconds"
     assert at.selectbox(key="metric").value == "progress/games" and at.radio(key="x").value == "wall"
+    for run, speed in zip(runs, (17.0, 905.0, 1370.0), strict=True):  # as the issue measured them
+        store.finish(run.id, "done", summary={"win_rate": 0.1, "steps_per_second": speed, "train_seconds": 1.0})
+    at = page("runs", {"runs": ",".join(str(r.id) for r in runs)})
+    (headline,) = [shown(m) for m in at.markdown if m.value.startswith("####")]
+    assert headline == ("#### your port (naive): 17 env steps/s; the PyTorch original: 905; graph: 1,370 — graph ran "
+                        "1.5x the original.")
+
+
+def test_without_the_frameworks_extra_home_says_the_install_line_and_queues_two(store, launched, monkeypatch):
+    from rlcore import frameworks
+
+    monkeypatch.setattr(frameworks, "version", lambda name: None)
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert any("requirements-frameworks.txt" in c.value for c in at.caption)
+    at.button(key="reproduce").click().run()
+    assert [r.config["exec_mode"] for r in sorted(store.list_runs(), key=lambda r: r.id)] == ["naive", "graph"]
 
 
 def test_the_share_link_of_a_form_carries_only_the_changed_settings(store):
