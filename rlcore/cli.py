@@ -29,7 +29,7 @@ from rlcore.config import (
 )
 from rlcore.config import style_of as style_of_config
 from rlcore.execution import DeviceError, prepare_process, quiet_native_logs
-from rlcore.runs.executor import EXECUTORS
+from rlcore.runs import executor as executors
 
 EXIT_BAD_INPUT = 2
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -179,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
         out.add_argument("--detach", action="store_true",
                          help="queue the run for a background worker and print its id (default: run here)")
         out.add_argument("--label", default="", help="a name for the stored run (default: made from its settings)")
-        out.add_argument("--executor", choices=EXECUTORS, default=None,
+        out.add_argument("--executor", choices=executors.names(), default=None,
                          help="with --detach: where the run executes (default: $RLCORE_EXECUTOR, else local)")
 
     kinds = [w.kind for w in workloads.all_workloads()]
@@ -203,7 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--seeds", default="", metavar="0,1,2", help="run every setting once per seed")
     sweep.add_argument("--sweep-seed", default="0", metavar="S", help="seed of the random draws (default: 0)")
     sweep.add_argument("--label", default="", help="a name for the sweep")
-    sweep.add_argument("--executor", choices=EXECUTORS, default=None,
+    sweep.add_argument("--executor", choices=executors.names(), default=None,
                        help="where the members execute (default: $RLCORE_EXECUTOR, else local)")
     sweep.add_argument("--detach", action="store_true", help="queue the members and print the sweep's id")
     sweep.add_argument("--json", metavar="FILE", help="write the sweep and its results per setting as JSON here")
@@ -241,11 +241,6 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.add_argument("id")
         cmd.add_argument("text")
 
-    worker = sub.add_parser("worker", help="execute stored runs (started by --detach and the dashboard)")
-    what = worker.add_mutually_exclusive_group(required=True)
-    what.add_argument("--run", help="execute this run's id")
-    what.add_argument("--drain", action="store_true", help="run the local queue, oldest first, until it is empty")
-
     sub.add_parser("operator-hash", help="ask for an operator passphrase and print the hash line the dashboard needs",
                    description="Reads a passphrase (twice at a terminal, one line from a pipe) and prints the line "
                                "to set (RLCORE_OPERATOR_HASH=...) or to paste into .streamlit/secrets.toml. The "
@@ -257,7 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     devices = sub.add_parser("devices", help="show the CPU, GPUs and TensorFlow version this machine offers")
     devices.add_argument("--json", action="store_true", help="print JSON instead of text (default: off)")
-    for name in (*kinds, "sweep", "worker", "devices", "cluster"):
+    for name in (*kinds, "sweep", "devices", "cluster"):
         sub.choices[name].add_argument("--verbose", action="store_true",
                                        help="show TensorFlow's own log lines on stderr (default: hidden)")
     return parser
@@ -546,11 +541,7 @@ def _run_cluster(args: argparse.Namespace) -> int:
         card = ray_executor.cluster_card(args.address)
     except ConfigError as e:
         return _fail(str(e))
-    if args.json:
-        print(json.dumps(card, indent=2))
-    else:
-        print(f"{card['nodes']} nodes ({', '.join(card['hosts'])}): {card['cpus']:g} CPUs, {card['gpus']:g} GPUs"
-              + (f"; device kinds: {', '.join(card['device_kinds'])}" if card["device_kinds"] else ""))
+    print(json.dumps(card, indent=2) if args.json else "\n".join(ray_executor.card_lines(card)))
     return 0
 
 
@@ -584,7 +575,7 @@ def _run_runs(args: argparse.Namespace) -> int:
         else:
             print(f"{'id':>4}  {'kind':5}  {'status':9}  {'style':9}  {'device':6}  label")
             for r in runs:
-                style = workloads.style_of(r.kind, r.config)
+                style = workloads.style_column(r.config)
                 print(printable(f"{r.id:>4}  {r.kind:5}  {r.status:9}  {style:9}  {r.config.get('device', ''):6}  "
                                 f"{r.label[:80]}"))
         return 0
@@ -653,18 +644,6 @@ def _run_brief(run: Any) -> dict[str, Any]:
                                          "error")} | {"verdict": _verdict(run)}
 
 
-def _run_worker(args: argparse.Namespace) -> int:
-    from rlcore.runs.worker import drain, run_worker
-
-    if args.drain:
-        return drain()
-    try:
-        run_id = parse_id(args.run)
-    except ConfigError as e:
-        return _fail(str(e))
-    return run_worker(run_id)
-
-
 def _fail(message: str) -> int:
     print(f"error: {printable(message)}", file=sys.stderr)
     return EXIT_BAD_INPUT
@@ -681,7 +660,7 @@ def main(argv: Sequence[str] | None = None, *, process: bool = False) -> int:
     args = build_parser().parse_args(argv)
     if process and not (getattr(args, "verbose", False) or os.environ.get(VERBOSE_ENV) == "1"):
         quiet_native_logs()  # before TensorFlow is imported: its C++ start-up lines are noise to a user
-    commands = {"devices": _run_devices, "runs": _run_runs, "worker": _run_worker, "sweep": _run_sweep,
+    commands = {"devices": _run_devices, "runs": _run_runs, "sweep": _run_sweep,
                 "sweeps": _run_sweeps, "cluster": _run_cluster, "operator-hash": _run_operator_hash}
     try:
         if args.command in commands:

@@ -157,12 +157,6 @@ def check_fields(cfg: Any) -> None:
                               f"{', '.join(f.metadata['styles'])}); leave it at its default.", f.name)
 
 
-def applicable_fields(cls_or_cfg: Any, style: str | None = None) -> list[dataclasses.Field]:
-    """The fields that mean something for ``style`` (by default the config's own style)."""
-    style = style if style is not None else style_of(cls_or_cfg) if not isinstance(cls_or_cfg, type) else None
-    return [f for f in dataclasses.fields(cls_or_cfg) if applies(f, style)]
-
-
 PROFILE_HELP = ("Training steps to record with TensorFlow's profiler after warm-up (0 = none): the run's view then "
                 "says why it is as fast as it is. The recorded steps are left out of its speed. Book loop: moves; "
                 "turbo: calls of the compiled loop; HJB: gradient steps (whole calls); bench: calls of each cell.")
@@ -173,7 +167,6 @@ def _profile_param(**kwargs: Any) -> Any:
     return param(0, PROFILE_HELP, lo=0, hi=PROFILE_MAX, **kwargs)
 
 
-DQN_EXEC_MODES = EXEC_MODES
 TURBO = (ExecMode.TURBO.value,)
 
 

@@ -79,11 +79,11 @@ class Space:
 
 
 def field_of(workload: workloads.Workload, name: str) -> dataclasses.Field:
-    """A config field by any name a user writes: its flag (lr, turbo-lr) or its own (learning_rate)."""
-    wanted = name.strip().replace("-", "_")
-    for f in dataclasses.fields(workload.config):
-        if wanted in (f.name, label_of(f)):
-            return f
+    """A config field by any name a user writes: its flag (lr, turbo-lr) or its own (learning_rate); one sentence
+    listing the settings when it names none."""
+    found = workload.field(name.strip().replace("-", "_"))
+    if found is not None:
+        return found
     names = ", ".join(label_of(f) for f in dataclasses.fields(workload.config))
     raise ConfigError(f"{workload.kind} has no setting {name.strip()[:40]!r}; its settings are {names}.", name)
 

@@ -1,11 +1,12 @@
 """The workload registry: what each kind of run is, in one place.
 
 A workload is a config class, one ``train(cfg, reporter) -> Outcome`` entry, the headline numbers its runs are
-compared by, the yardstick that judges a finished run, and the live charts it wants. The store, the worker,
-the CLI, the run view, the runs table, comparisons and sweeps iterate this registry; none of them branches on
-a kind's name. A new workload is one module that calls ``register(Workload(...))`` and one line: its name in
-``BUILTIN_MODULES`` (or, for a plug-in, in the ``RLCORE_WORKLOADS`` environment variable, which worker processes
-inherit). Importing this module never imports TensorFlow: train entries import it when they run.
+compared by, the yardstick that judges a finished run, the live charts it wants, and its face (title, icon, page,
+presets and what they are for, the views it adds). The store, the worker, the CLI, the pages, the runs table,
+comparisons and sweeps iterate this registry; none of them branches on a kind's name. A new workload is one module
+that calls ``register(Workload(...))`` and one line: its name in ``MODULES`` (or, for a plug-in, in the
+``RLCORE_WORKLOADS`` environment variable, which worker processes inherit); the three built-in ones are registered
+at the end of this file. Importing this module never imports TensorFlow: train entries import it when they run.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from rlcore import report
 from rlcore.config import (
     BENCH_DEFAULTS,
     HJB_PRESETS,
+    STYLE_FIELD,
     BenchConfig,
     ConfigError,
     DQNConfig,
@@ -30,6 +32,7 @@ from rlcore.config import (
     amount_text,
     applies,
     from_dict,
+    label_of,
     percent_text,
     seconds_text,
 )
@@ -137,14 +140,16 @@ class Workload:
 
     def defaults(self, preset: str | None = None) -> dict[str, Any]:
         """Every field's value before the user changes anything: the class defaults under the preset's."""
-        import dataclasses
-
         values = {f.name: f.default for f in dataclasses.fields(self.config)}
         return values | dict(self.presets.get(preset, {}) if preset else {})
 
     @property
     def default_preset(self) -> str | None:
         return next(iter(self.presets), None)
+
+    def field(self, name: str | None) -> dataclasses.Field | None:
+        """A setting by its name or by the name users type (a flag such as ``batch`` for ``batch_size``)."""
+        return next((f for f in dataclasses.fields(self.config) if name in (f.name, label_of(f))), None)
 
 
 _REGISTRY: dict[str, Workload] = {}
@@ -198,9 +203,9 @@ def threads_of(config: Any) -> int:
     return int(config.threads) if setting is not None and applies(setting, style_of_config(config)) else 0
 
 
-def style_of(kind: str, config: Mapping[str, Any]) -> str:
-    """How a run executes, for tables: the execution style, or the bench's workload."""
-    return str(config.get("exec_mode") or config.get("workload") or "")
+def style_column(config: Mapping[str, Any]) -> str:
+    """How a run executes, as tables show it: the execution style, or the bench's workload."""
+    return str(config.get(STYLE_FIELD) or config.get("workload") or "")
 
 
 def headline_value(run_summary: Mapping[str, Any] | None, headline: Headline) -> float | None:

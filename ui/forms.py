@@ -23,7 +23,6 @@ from ui import fmt
 
 # Page-level widgets whose keys (URL names) several pages use.
 SHARED_KEYS = ("label", "preset", "workload", "refresh", "kind", "seeds", "random", "sweep_seed")
-NO_GPU = "no GPU visible to TensorFlow"
 
 
 def url_key(f: dataclasses.Field) -> str:
@@ -211,19 +210,11 @@ def config_form(workload: workloads.Workload, preset: str | None, no_gpu: str | 
 
     cfg, error = judge(workload, values, label, no_gpu)
     if error is not None:
-        slot = slots.get(error.field) or slots.get(field_of(workload, error.field)) or st.empty()
+        slot = slots.get(error.field) or slots.get(getattr(workload.field(error.field), "name", None)) or st.empty()
         slot.error(fmt.md(str(error), 400))
     else:
         values = dataclasses.asdict(cfg)  # what Launch queues: the typed text, parsed
     return FormResult(values, label, preset, error)
-
-
-def field_of(workload: workloads.Workload, name: str | None) -> str | None:
-    """A field's name from the name an error used (a flag such as ``batch`` for ``batch_size``)."""
-    for f in dataclasses.fields(workload.config):
-        if name in (f.name, url_key(f)):
-            return f.name
-    return None
 
 
 def judge(workload: workloads.Workload, values: dict[str, Any], label: str,

@@ -28,15 +28,13 @@ def gpu_reason(card: dict) -> str | None:
     return None if card.get("gpus") else "no GPU visible to TensorFlow"
 
 
-@st.cache_data(ttl=30, show_spinner="Asking the Ray cluster what it has…")
-def cluster_card() -> dict:
-    """`python -m rlcore cluster --json` in a subprocess (like the device card), refreshed every 30 s."""
-    out = subprocess.run([sys.executable, "-m", "rlcore", "cluster", "--json"], capture_output=True, text=True,
-                         timeout=120)
-    if out.returncode != 0:
-        lines = out.stderr.strip().splitlines()
-        return {"error": lines[-1].removeprefix("error: ") if lines else "the cluster did not answer"}
-    return json.loads(out.stdout)
+@st.cache_data(ttl=30, show_spinner="Asking the executor what it has…")
+def executor_card(name: str) -> list[str]:
+    """What the current executor has (a cluster's nodes), refreshed every 30 s; one line of error if it cannot say."""
+    try:
+        return executor.get(name).describe()
+    except Exception as e:  # an executor that cannot answer is one sentence in the sidebar
+        return [f"Could not ask it: {e}"]
 
 
 def render() -> dict:
@@ -49,14 +47,10 @@ def render() -> dict:
             st.caption(f"CPU: {card['cpu']} ({card['cores']} cores)  \n"
                        f"GPU: {', '.join(card['gpus']) or 'no GPU visible to TensorFlow'}  \n"
                        f"TensorFlow {card['tensorflow']}")
-        if executor.current() == "ray":
-            cluster = cluster_card()
-            st.markdown("**The Ray cluster** (runs execute there)")
-            if "error" in cluster:
-                st.caption(f"Could not ask the cluster: {fmt.md(cluster['error'], 300)}")
-            else:
-                kinds = f"  \ndevice kinds: {', '.join(cluster['device_kinds'])}" if cluster["device_kinds"] else ""
-                st.caption(f"{cluster['nodes']} nodes, {cluster['cpus']:g} CPUs, {cluster['gpus']:g} GPUs{kinds}")
+        engine = executor.get(executor.current())
+        if engine.describe is not None:  # an engine beyond this machine says what it has
+            st.markdown(f"**{fmt.md(engine.title or engine.name)}**")
+            st.caption("  \n".join(fmt.md(line, 300) for line in executor_card(engine.name)))
         if access.is_operator():  # where the files are is the operator's business
             st.caption(f"Runs are stored in `{default_home().resolve()}`")
         access.sign_in_panel()

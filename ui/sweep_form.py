@@ -109,7 +109,7 @@ def form() -> SweepForm:
         search.members(workload, result.base, result.space, preset)
     except ConfigError as e:
         result.error = e
-        slot = slots.get(e.field) or slots.get(forms.field_of(workload, e.field)) or st.empty()
+        slot = slots.get(e.field) or slots.get(getattr(workload.field(e.field), "name", None)) or st.empty()
         slot.error(fmt.md(str(e), 400))
     return result
 

@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 import pandas as pd
 
 from rlcore import workloads
-from rlcore.config import ConfigError, applies, label_of, parse_id
+from rlcore.config import STYLE_FIELD, ConfigError, applies, label_of, parse_id
 from rlcore.runs.store import Run
 from ui import fmt
 
@@ -111,7 +111,7 @@ def runs_table(runs: Iterable[Run]) -> pd.DataFrame:
     for r in runs:
         row = {
             "id": r.id, "kind": r.kind, "status": r.status, "verdict": verdict_word(r), "label": r.label,
-            "preset": r.preset or "", "style": workloads.style_of(r.kind, r.config),
+            "preset": r.preset or "", "style": workloads.style_column(r.config),
             "device": str(r.config.get("device", "")), "node": r.host or "", "sweep": str(r.sweep_id or ""),
             "created": pd.Timestamp(r.created, unit="s").floor("s"),
             "progress": progress(r), "error": r.error or "", "watched": r.watched_seconds > 0,
@@ -218,7 +218,7 @@ def settings(run: Run) -> pd.DataFrame:
     and whether it differs; the differing ones first."""
     workload = workloads.get(run.kind)
     base = workload.defaults(run.preset)
-    style = run.config.get("exec_mode")
+    style = run.config.get(STYLE_FIELD)
     rows = []
     for f in dataclasses.fields(workload.config):
         if not applies(f, style) or f.name not in run.config:
@@ -257,7 +257,7 @@ def environment_rows(environment: Mapping[str, Any] | None) -> pd.DataFrame:
 def relaunch_values(run: Run) -> dict[str, Any]:
     """The form's values that reproduce a run: every applicable field, by field name."""
     workload = workloads.get(run.kind)
-    style = run.config.get("exec_mode")
+    style = run.config.get(STYLE_FIELD)
     return {f.name: run.config[f.name] for f in dataclasses.fields(workload.config)
             if applies(f, style) and f.name in run.config}
 
@@ -323,9 +323,10 @@ def comparison_sentence(runs: list[Run]) -> str | None:
     if watched:
         sentence += (f" Watched live while it ran, so its speed may read low: "
                      f"{', '.join(f'run {i}' for i in watched)}.")
-    other = [n for n in differing_settings(fast_run, slow_run) if n not in ("exec", "exec_mode", "seed")]
+    style_label = label_of(workload.field(STYLE_FIELD)) if workload.field(STYLE_FIELD) else STYLE_FIELD
+    other = [n for n in differing_settings(fast_run, slow_run) if n not in (style_label, "seed")]
     times = [r.summary.get("train_seconds") for r in done]
-    apart_from_style = [{k: v for k, v in r.config.items() if k != "exec_mode"} for r in done]
+    apart_from_style = [{k: v for k, v in r.config.items() if k != STYLE_FIELD} for r in done]
     if other and ratio >= NOISE_RATIO:
         sentence += f" They differ in {', '.join(other[:4])}{' and more' if len(other) > 4 else ''} too, not only " \
                     "in style."
@@ -341,20 +342,20 @@ def comparison_sentence(runs: list[Run]) -> str | None:
 def _against_the_original(rated: list[tuple[float, Run]], rate: workloads.Headline) -> str | None:
     """The seed's question as one line, when the runs differ only in style and one of them is the PyTorch original:
     "your port (naive): 17 env steps/s; the PyTorch original: 905; graph: 1,370 — graph ran 1.5x the original"."""
-    original = [(v, r) for v, r in rated if r.config.get("exec_mode") == "pytorch"]
-    rest = [{k: v for k, v in r.config.items() if k not in ("exec_mode", "profile")} for _, r in rated]
+    original = [(v, r) for v, r in rated if r.config.get(STYLE_FIELD) == "pytorch"]
+    rest = [{k: v for k, v in r.config.items() if k not in (STYLE_FIELD, "profile")} for _, r in rated]
     if len(original) != 1 or len(rated) < 2 or any(c != rest[0] for c in rest):
         return None
     base, _ = original[0]
     order = list(SEED_QUESTION_LABELS)
-    rated = sorted(rated, key=lambda p: order.index(p[1].config["exec_mode"]) if p[1].config["exec_mode"] in order
+    rated = sorted(rated, key=lambda p: order.index(p[1].config[STYLE_FIELD]) if p[1].config[STYLE_FIELD] in order
                    else len(order))
-    parts = [f"{SEED_QUESTION_LABELS.get(r.config['exec_mode'], r.label)}: {fmt.number(v)}" for v, r in rated]
+    parts = [f"{SEED_QUESTION_LABELS.get(r.config[STYLE_FIELD], r.label)}: {fmt.number(v)}" for v, r in rated]
     parts[0] += f" {rate.label}"
-    fastest, fast_run = max((p for p in rated if p[1].config["exec_mode"] != "pytorch"), key=lambda p: p[0])
+    fastest, fast_run = max((p for p in rated if p[1].config[STYLE_FIELD] != "pytorch"), key=lambda p: p[0])
     ratio = fastest / base
     shown = f"{ratio:,.1f}x" if ratio >= 0.1 else f"{ratio:.2g}x"
-    return f"{'; '.join(parts)} — {fast_run.config['exec_mode']} ran {shown} the original."
+    return f"{'; '.join(parts)} — {fast_run.config[STYLE_FIELD]} ran {shown} the original."
 
 
 def summary_table(runs: list[Run]) -> pd.DataFrame:

@@ -1,52 +1,96 @@
-"""The executor seam: which engine runs queued runs. Nothing above this module knows which one it is.
+"""The executor registry: which engine runs queued runs. Nothing above this module knows which one it is.
 
-``local`` (the default, nothing to install): a queue runner on this machine starts one worker process per run,
-oldest first. ``ray``: a service actor on the cluster's head submits them as Ray tasks (rlcore.runs.ray_executor;
-needs the cluster extra). The executor is chosen by ``RLCORE_EXECUTOR`` (or ``--executor``) when a run is
-created and stored with it, so a run is always executed, cancelled and judged by the engine it was queued for.
+An executor is one module that calls ``register(Executor(...))``: how it takes queued runs (``submit``), how it
+stops one (``cancel``; by default the run is asked and its end awaited), and what the sidebar may show of it
+(``describe``, such as a cluster's nodes). Built in: ``local`` (``rlcore.runs.worker``: a queue runner on this
+machine starts one worker process per run, oldest first; the default, nothing to install) and ``ray``
+(``rlcore.runs.ray_executor``: tasks on a cluster; the cluster extra). A plug-in names its module in
+``RLCORE_EXECUTORS``. A run is created with the executor of ``RLCORE_EXECUTOR`` (or ``--executor``) and keeps it, so
+it is always executed and cancelled by the engine it was queued for.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
 
 from rlcore.config import ConfigError
-from rlcore.runs import worker
-from rlcore.runs.store import Store
+from rlcore.runs.store import Run, Store
 
-EXECUTORS = ("local", "ray")
 ENV = "RLCORE_EXECUTOR"
+MODULES = ("rlcore.runs.worker", "rlcore.runs.ray_executor")
+PLUGIN_ENV = "RLCORE_EXECUTORS"  # more executor modules, comma-separated
+DEFAULT = "local"
+
+
+@dataclass(frozen=True)
+class Executor:
+    name: str
+    description: str
+    submit: Callable[[Store, list[Run]], None]  # take these queued runs of yours; return at once
+    cancel: Callable[[Store, int], str] | None = None  # stop one run and say how it ended; None: ask and wait
+    describe: Callable[[], dict[str, Any]] | None = None  # what it has (a cluster's nodes), for the sidebar
+    title: str = ""  # the sidebar's heading over what ``describe`` returns
+
+
+_REGISTRY: dict[str, Executor] = {}
+_loaded = False
+
+
+def register(executor: Executor) -> Executor:
+    _REGISTRY[executor.name] = executor
+    return executor
+
+
+def _load() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    extra = (m.strip() for m in os.environ.get(PLUGIN_ENV, "").split(","))
+    for module in (*MODULES, *filter(None, extra)):
+        importlib.import_module(module)
+
+
+def names() -> list[str]:
+    _load()
+    return list(_REGISTRY)
+
+
+def get(name: str) -> Executor:
+    """The executor called ``name``, or one sentence listing those there are."""
+    _load()
+    if name not in _REGISTRY:
+        raise ConfigError(f"executor must be one of {', '.join(_REGISTRY)}, not {name!r}.", "executor")
+    return _REGISTRY[name]
 
 
 def current(name: str | None = None) -> str:
     """The executor new runs go to: the given name, else $RLCORE_EXECUTOR, else local; one sentence if unknown."""
-    name = name or os.environ.get(ENV) or "local"
-    if name not in EXECUTORS:
-        raise ConfigError(f"executor must be one of {', '.join(EXECUTORS)}, not {name!r}.", "executor")
-    return name
+    return get(name or os.environ.get(ENV) or DEFAULT).name
 
 
 def submit(store: Store, run_ids: Iterable[int]) -> None:
-    """Hand queued runs to the engines they were created for; return at once. The engines take every queued run
-    of theirs in creation order."""
-    runs = [r for r in (store.get_run(i) for i in run_ids) if r is not None]
-    local = [r for r in runs if r.executor == "local"]
-    if local:
-        worker.launch(store, local[0].id)
-    if any(r.executor == "ray" for r in runs):
-        from rlcore.runs import ray_executor
-
-        ray_executor.submit(store)
+    """Hand queued runs to the engines they were created for; return at once."""
+    by_engine: dict[str, list[Run]] = {}
+    for run in (store.get_run(i) for i in run_ids):
+        if run is not None:
+            by_engine.setdefault(run.executor, []).append(run)
+    for name, runs in by_engine.items():
+        get(name).submit(store, runs)
 
 
 def cancel(store: Store, run_id: int, wait_seconds: float = 15.0) -> str:
     """Ask a run to stop and wait for its end: a queued one ends at once, a running one at its next report;
     past its grace the engine stops it by force (the local worker's process group, the Ray task)."""
     run = store.get_run(run_id)
-    if run is not None and run.executor == "local":
-        return worker.cancel(store, run_id)
+    engine = get(run.executor) if run is not None else None
+    if engine is not None and engine.cancel is not None:
+        return engine.cancel(store, run_id)
     store.request_cancel(run_id)
     deadline = time.monotonic() + wait_seconds
     while time.monotonic() < deadline:

@@ -31,6 +31,7 @@ from typing import Any
 
 from rlcore import report, system_metrics, workloads
 from rlcore.config import ConfigError
+from rlcore.runs.executor import Executor, register
 from rlcore.runs.store import Store, StoreError
 
 NAMESPACE = "rlcore"
@@ -98,6 +99,27 @@ def cluster_card(address: str | None = None) -> dict[str, Any]:
     return {"nodes": len(nodes), "cpus": sum(n["Resources"].get("CPU", 0) for n in nodes),
             "gpus": sum(n["Resources"].get("GPU", 0) for n in nodes), "device_kinds": kinds,
             "hosts": sorted({n.get("NodeManagerHostname", "") for n in nodes})}
+
+
+def card_lines(card: dict[str, Any]) -> list[str]:
+    """The cluster in words, as the sidebar and ``rlcore cluster`` show it."""
+    kinds = f"; device kinds: {', '.join(card['device_kinds'])}" if card["device_kinds"] else ""
+    return [f"{card['nodes']} nodes ({', '.join(card['hosts'])}): {card['cpus']:g} CPUs, {card['gpus']:g} GPUs{kinds}"]
+
+
+def describe() -> list[str]:
+    """What the sidebar shows of this executor, asked in a subprocess (like the device card): the dashboard's own
+    process keeps its imports small."""
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "rlcore", "cluster", "--json"], capture_output=True, text=True,
+                         timeout=120, cwd=PROJECT_ROOT)
+    if out.returncode != 0:
+        lines = out.stderr.strip().splitlines()
+        raise ConfigError(lines[-1].removeprefix("error: ") if lines else "the cluster did not answer")
+    return card_lines(json.loads(out.stdout))
 
 
 def _is_device_kind(resource: str) -> bool:
@@ -372,3 +394,8 @@ def _remote() -> tuple[Any, Any]:
     """The service actor class and the task, made remote on first use (importing Ray only then)."""
     ray = _ray()
     return ray.remote(Service), ray.remote(max_retries=0, max_calls=1)(_execute)
+
+
+register(Executor("ray", "a Ray cluster: each run a task on a node, the store on the head (the cluster extra)",
+                  submit=lambda store, runs: submit(store), describe=describe,
+                  title="The Ray cluster (runs execute there)"))

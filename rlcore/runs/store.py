@@ -693,7 +693,7 @@ def auto_label(workload: workloads.Workload, cfg: Any, preset: str | None) -> st
     """A run's name when nobody gave one: style, preset, then up to three settings that differ from them."""
     values = asdict(cfg)
     base = workload.defaults(preset)
-    style = workloads.style_of(workload.kind, values)
+    style = workloads.style_column(values)
     parts = [p for p in (style, preset if preset and preset != style else None) if p]
     changed = [f for f in fields(cfg) if values[f.name] != base.get(f.name) and f.name not in ("exec_mode", "workload")]
     parts += [f"{label_of(f)}={values[f.name]}" for f in changed[:3]]

@@ -1,9 +1,9 @@
 """The local executor: a queue runner that starts one worker process per run, oldest first, one at a time.
 
-``launch`` makes sure a queue runner is alive (``python -m rlcore worker --drain``, at most one per store:
-it holds ``$RLCORE_HOME/runner.lock``). The runner takes the oldest queued run, starts
-``python -m rlcore worker --run ID`` for it with the run's device fixed in the child's environment before
-TensorFlow is imported there, waits for it, and takes the next; so runs start in creation order, never two
+``launch`` makes sure a queue runner is alive (``python -m rlcore.runs --drain``, at most one per store: it
+holds ``$RLCORE_HOME/runner.lock``). The runner takes the oldest queued run, starts ``python -m rlcore.runs --run
+ID`` for it (the worker fixes the run's device and threads before TensorFlow is imported there), waits for it, and
+takes the next; so runs start in creation order, never two
 train at once, and a thousand queued runs cost no process until their turn. A run whose worker cannot start
 fails at once with the reason and the runner goes on. While a run trains, a heartbeat thread tells the store
 the process lives, whatever the training loop is doing (one compiled call can last a minute).
@@ -24,8 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from rlcore import report, system_metrics, workloads
+from rlcore.config import ConfigError
 from rlcore.execution import prepare_process
 from rlcore.profiling import PROFILE_DIR
+from rlcore.runs import executor
 from rlcore.runs.store import ACTIVE, WORKER_DIED, Store, StoreError
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -104,7 +106,7 @@ def ensure_runner(store: Store) -> None:
         return
     env = dict(os.environ) | {"RLCORE_HOME": str(store.home.resolve())}
     with open(store.home / "runner.log", "ab") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "rlcore", "worker", "--drain"], cwd=PROJECT_ROOT, env=env,
+        proc = subprocess.Popen([sys.executable, "-m", WORKER_MODULE, "--drain"], cwd=PROJECT_ROOT, env=env,
                                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True)
     store.set_runner(proc.pid)  # alive from now on, before it takes the lock
@@ -137,22 +139,16 @@ def drain(store: Store | None = None, idle_seconds: float = 1.0) -> int:
 def _run_one(store: Store, run_id: int) -> None:
     """Start one run's worker process and wait for it; a worker that could not start or died without a word
     ends its run with the reason."""
-    run = store.get_run(run_id)
     env = dict(os.environ) | {"RLCORE_HOME": str(store.home.resolve())}
     try:
-        cfg = workloads.get(run.kind).make_config(run.config)
-        prepare_process(",".join(workloads.devices_of(cfg)), store.home.resolve(), env, workloads.threads_of(cfg))
         run_dir = store.run_dir(run_id)
         run_dir.mkdir(parents=True, exist_ok=True)
         with open(run_dir / "worker.log", "ab") as log:
-            proc = subprocess.Popen([sys.executable, "-m", "rlcore", "worker", "--run", str(run_id)],
+            proc = subprocess.Popen([sys.executable, "-m", WORKER_MODULE, "--run", str(run_id)],
                                     cwd=PROJECT_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log,
                                     stderr=subprocess.STDOUT, start_new_session=True)
     except OSError as e:
         store.finish(run_id, "failed", error=f"{LAUNCH_FAILED}: {e.strerror or e} ({e.filename or sys.executable}).")
-        return
-    except Exception as e:  # a stored config this version no longer accepts, say: the run fails, the queue goes on
-        store.finish(run_id, "failed", error=f"{LAUNCH_FAILED}: {e}")
         return
     store.set_pid(run_id, proc.pid)
     proc.wait()
@@ -186,8 +182,12 @@ def run_worker(run_id: int, store: Store | None = None) -> int:
         return 2
     if run.status != "queued":
         return 0  # cancelled meanwhile
-    workload = workloads.get(run.kind)
-    cfg = workload.make_config(run.config)
+    try:  # validated where it is trained (and at the edge, when it was stored)
+        workload = workloads.get(run.kind)
+        cfg = workload.make_config(run.config)
+    except ConfigError as e:  # a stored config this version no longer accepts: the run fails, the queue goes on
+        store.finish(run_id, "failed", error=f"{LAUNCH_FAILED}: {e}")
+        return 0
     # Before TensorFlow starts in this process: it reads the device and the XLA cache setting only then. A profile's
     # capture goes straight into the run's folder.
     prepare_process(",".join(workloads.devices_of(cfg)), store.home, threads=workloads.threads_of(cfg),
@@ -226,6 +226,32 @@ def execute(store: Store, run_id: int, workload: workloads.Workload, cfg: Any) -
         reserve.release()
 
 
+WORKER_MODULE = "rlcore.runs"  # `python -m rlcore.runs`: the worker process's own entry, not the CLI
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The worker process's entry, started by the queue runner: ``--drain`` (the runner itself) or ``--run ID``
+    (one run). TensorFlow's C++ log lines stay out of the run's log unless RLCORE_VERBOSE=1."""
+    import argparse
+
+    from rlcore.config import parse_id
+    from rlcore.execution import quiet_native_logs
+
+    parser = argparse.ArgumentParser(prog=f"python -m {WORKER_MODULE}",
+                                     description="Execute stored runs (the dashboard and --detach start this).")
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--run", help="execute this run's id")
+    what.add_argument("--drain", action="store_true", help="run the local queue, oldest first, until it is empty")
+    args = parser.parse_args(argv)
+    if os.environ.get("RLCORE_VERBOSE") != "1":
+        quiet_native_logs()
+    try:
+        return drain() if args.drain else run_worker(parse_id(args.run))
+    except (ConfigError, StoreError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
 class SpaceReserve:
     """A little disk space held back while a run trains, so that on a full disk the run can still record why it
     ended (SQLite needs room in its write-ahead log even for that one row)."""
@@ -262,3 +288,8 @@ def _end(store: Store, reserve: SpaceReserve, run_id: int, reporter: StoreReport
         _record(store, reserve, lambda: store.finish(run_id, status, error=error))
     except StoreError as e:  # the store itself fails: the log keeps the reason
         print(f"could not record the end of run {run_id} ({status}: {error}): {e}", file=sys.stderr)
+
+
+executor.register(executor.Executor(
+    "local", "this machine: a queue runner starts one worker process per run, oldest first (the default)",
+    submit=lambda store, runs: launch(store, runs[0].id), cancel=cancel))

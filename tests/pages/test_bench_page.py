@@ -77,6 +77,7 @@ def test_a_stored_bench_shows_bars_with_speedups_the_crossover_and_no_gpu_in_pla
 def test_an_unknown_workload_in_a_link_is_replaced_by_the_default_it_promises(store):
     at = bench_page({"workload": "gan"})
     assert not at.exception
-    assert at.warning[0].value.startswith("workload must be one of dqn-act, dqn-train, hjb-step, framework-step, not 'gan'.")
+    assert at.warning[0].value.startswith(
+        "workload must be one of dqn-act, dqn-train, hjb-step, framework-step, not 'gan'.")
     assert at.selectbox(key="workload").value == "dqn-act"
     assert at.text_input(key="batch").value == "1"

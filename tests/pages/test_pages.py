@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from pagetest import shown
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -36,9 +37,12 @@ def test_with_the_ray_executor_the_sidebar_shows_the_cluster(tmp_path, monkeypat
     monkeypatch.setenv("RLCORE_HOME", str(tmp_path))
     monkeypatch.setenv("RLCORE_EXECUTOR", "ray")
     monkeypatch.setattr(sidebar, "device_card", lambda: CARD)
-    monkeypatch.setattr(sidebar, "cluster_card", lambda: {"nodes": 3, "cpus": 2.0, "gpus": 1.0, "hosts": ["a"],
-                                                          "device_kinds": ["accelerator_type:T4"]})
+    from rlcore.runs import ray_executor
+
+    card = {"nodes": 3, "cpus": 2.0, "gpus": 1.0, "hosts": ["a"], "device_kinds": ["accelerator_type:T4"]}
+    monkeypatch.setattr(sidebar, "executor_card", lambda name: ray_executor.card_lines(card))
     at = AppTest.from_file(APP, default_timeout=30).run()
     assert not at.exception
-    captions = " ".join(c.value for c in at.sidebar.caption)
-    assert "3 nodes, 2 CPUs, 1 GPUs" in captions and "accelerator_type:T4" in captions
+    captions = " ".join(shown(c) for c in at.sidebar.caption)
+    assert "3 nodes (a): 2 CPUs, 1 GPUs; device kinds: accelerator_type:T4" in captions
+    assert any("The Ray cluster" in m.value for m in at.sidebar.markdown)
