@@ -125,10 +125,10 @@ def _token_mac(passphrase_hash_line: str, expiry: int) -> str:
     return hmac.new(key, f"operator {expiry}".encode(), hashlib.sha256).hexdigest()
 
 
-def locked_for(failures: list[float], now: float) -> float:
+def locked_for(failures: list[float], now: float, most: int = MAX_FAILURES) -> float:
     """Seconds a client must wait after too many wrong passphrases (0 when it may try)."""
     recent = [t for t in failures if now - t < LOCK_SECONDS]
-    return LOCK_SECONDS - (now - recent[-MAX_FAILURES]) if len(recent) >= MAX_FAILURES else 0.0
+    return LOCK_SECONDS - (now - recent[-most]) if len(recent) >= most else 0.0
 
 
 # ---------------------------------------------------------------- this session
@@ -225,10 +225,13 @@ def refused_host() -> str | None:
             f"or, as its operator, add the name to {HOSTS_ENV}.")
 
 
-@st.cache_resource
-def _client_failures() -> tuple[threading.Lock, dict[str, list[float]]]:
-    """Wrong passphrases per client address, shared by every session of this server."""
-    return threading.Lock(), {}
+# Wrong passphrases, per client address and for the whole server, kept in this module: Streamlit's caches can be
+# emptied by any session (its "clear cache" message), so a lockout kept there could be lifted by a viewer.
+_FAILURES_LOCK = threading.Lock()
+_FAILURES_BY_CLIENT: dict[str, list[float]] = {}
+_FAILURES_ALL: list[float] = []
+# Every client together: a per-address count alone can be dodged by whoever chooses the address a proxy reports.
+MAX_FAILURES_ALL = 20
 
 
 def _client() -> str:
@@ -238,11 +241,11 @@ def _client() -> str:
 def try_passphrase(text: str) -> str | None:
     """Sign this session in if ``text`` is the operator's passphrase; returns the sentence to show on failure."""
     now = time.monotonic()
-    lock, by_client = _client_failures()
     session = st.session_state.setdefault("_failures", [])
-    with lock:
-        client = by_client.setdefault(_client(), [])
-        wait = max(locked_for(session, now), locked_for(client, now))
+    with _FAILURES_LOCK:
+        client = _FAILURES_BY_CLIENT.setdefault(_client(), [])
+        wait = max(locked_for(session, now), locked_for(client, now),
+                   locked_for(_FAILURES_ALL, now, MAX_FAILURES_ALL))
         if wait > 0:
             return f"Too many wrong passphrases; try again in {wait:.0f} s."
         stored = passphrase_hash()
@@ -252,8 +255,9 @@ def try_passphrase(text: str) -> str | None:
             st.session_state.pop("_signed_out", None)
             session.clear()
             return None
-        session.append(now)
-        client.append(now)
+        for failures in (session, client, _FAILURES_ALL):
+            failures.append(now)
+            del failures[:-MAX_FAILURES_ALL]  # only the recent ones count: memory stays bounded
     return "That is not the operator's passphrase."
 
 

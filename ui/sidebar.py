@@ -5,6 +5,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
 
 import streamlit as st
 
@@ -12,10 +16,29 @@ from rlcore.runs import executor
 from rlcore.runs.store import default_home
 from ui import access, fmt
 
+# What the machine and the executor have, asked once per server process (the executor's every 30 s) and kept in
+# this module, not in Streamlit's caches: any session can empty those, which made every viewer's rerun start a
+# subprocess that imports TensorFlow.
+_ASKED: dict[str, tuple[float, Any]] = {}
+_ASK_LOCK = threading.Lock()
 
-@st.cache_data(show_spinner="Asking TensorFlow what this machine has…")
+
+def _asked(key: str, ttl: float | None, ask: Callable[[], Any]) -> Any:
+    """``ask()`` once per ``ttl`` seconds (once per process when None), for every session; one at a time."""
+    with _ASK_LOCK:
+        kept = _ASKED.get(key)
+        if kept is None or (ttl is not None and time.monotonic() - kept[0] > ttl):
+            kept = (time.monotonic(), ask())
+            _ASKED[key] = kept
+        return kept[1]
+
+
 def device_card() -> dict:
-    """`python -m rlcore devices --json` in a subprocess, once: this process never imports TensorFlow."""
+    """`python -m rlcore devices --json` in a subprocess, once per server: this process never imports TensorFlow."""
+    return _asked("devices", None, _ask_devices)
+
+
+def _ask_devices() -> dict:
     out = subprocess.run([sys.executable, "-m", "rlcore", "devices", "--json"], capture_output=True, text=True,
                          timeout=120)
     if out.returncode != 0:
@@ -28,13 +51,15 @@ def gpu_reason(card: dict) -> str | None:
     return None if card.get("gpus") else "no GPU visible to TensorFlow"
 
 
-@st.cache_data(ttl=30, show_spinner="Asking the executor what it has…")
 def executor_card(name: str) -> list[str]:
     """What the current executor has (a cluster's nodes), refreshed every 30 s; one line of error if it cannot say."""
-    try:
-        return executor.get(name).describe()
-    except Exception as e:  # an executor that cannot answer is one sentence in the sidebar
-        return [f"Could not ask it: {e}"]
+    def ask() -> list[str]:
+        try:
+            return executor.get(name).describe()
+        except Exception as e:  # an executor that cannot answer is one sentence in the sidebar
+            return [f"Could not ask it: {e}"]
+
+    return _asked(f"executor:{name}", 30.0, ask)
 
 
 def render() -> dict:

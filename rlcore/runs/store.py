@@ -32,6 +32,7 @@ STATUSES = ("queued", "running", "done", "failed", "cancelled", "diverged")
 ACTIVE = ("queued", "running")
 WORKER_DIED = "worker died"
 NEVER_STARTED = "its worker never started: no queue runner is alive to start it"
+RUNNER_START_SECONDS = 60.0  # a runner just started takes its lock within this, or it is not coming
 HEARTBEAT_STALE_SECONDS = 30.0  # no heartbeat for this long: the run is "unresponsive" (not dead)
 START_GRACE_SECONDS = 60.0  # a queued local run older than this, with no queue runner alive, never starts
 HOST = socket.gethostname()
@@ -275,6 +276,15 @@ def pid_alive(pid: int | None) -> bool:
         return True
 
 
+def process_started(pid: int | None) -> str:
+    """When a process started (its kernel start time), to tell it from a later process with the same pid."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().rsplit(") ", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return ""
+
+
 class Store:
     """Runs, metrics and artifacts under one directory (``$RLCORE_HOME``, default ./.rlcore)."""
 
@@ -443,22 +453,38 @@ class Store:
             if db.execute(f"UPDATE runs SET {column} = ? WHERE id = ?", (value, run_id)).rowcount == 0:
                 raise ConfigError(f"run {run_id} does not exist.", "run")
 
-    def set_runner(self, pid: int) -> None:
-        """Record the local queue runner's process as soon as it is started (before it holds its lock)."""
+    def set_runner(self, pid: int | None) -> None:
+        """Record a queue runner just started (it may not hold its lock yet), with its process's start time, so a
+        process that later reuses the pid is never taken for it; None: no runner is starting (the runner clears
+        the record once it holds the lock, or gives up)."""
+        value = f"{HOST} {pid} {process_started(pid)} {time.time():.0f}" if pid else ""
         with self._connect() as db:
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('runner', ?)", (f"{HOST} {pid}",))
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('runner', ?)", (value,))
+
+    def forget_runner(self, pid: int) -> None:
+        """Clear the record of a runner just started, if it names this process."""
+        with self._connect() as db:
+            db.execute("UPDATE meta SET value = '' WHERE key = 'runner' AND value LIKE ?", (f"{HOST} {pid} %",))
 
     def runner_alive(self) -> bool:
-        """Whether a local queue runner is alive: one holds $RLCORE_HOME/runner.lock, or the one last started
-        still exists (it may not hold the lock yet)."""
+        """Whether a local queue runner is alive: one holds $RLCORE_HOME/runner.lock, or one just started has not
+        taken it yet (its record names its very process: pid and start time). A runner that released the lock to
+        leave is not alive: a launch then starts another."""
         with contextlib.suppress(OSError), open(self.home / "runner.lock", "a") as lock:
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 return True
             fcntl.flock(lock, fcntl.LOCK_UN)
-        host, _, pid = self._meta("runner").partition(" ")
-        return host == HOST and pid.isdigit() and pid_alive(int(pid))
+        host, pid, started, written, *_ = (*self._meta("runner").split(" "), "", "", "", "")
+        return (host == HOST and pid.isdigit() and pid_alive(int(pid)) and started == process_started(int(pid))
+                and written.isdigit() and time.time() - int(written) < RUNNER_START_SECONDS)
+
+    def local_run_alive(self) -> int | None:
+        """A local run whose worker process still lives (even one a dead runner left behind), or None."""
+        with self._connect() as db:
+            rows = db.execute("SELECT id, pid, host FROM runs WHERE status = 'running' AND executor = 'local'")
+            return next((run_id for run_id, pid, host in rows if host in (None, HOST) and pid_alive(pid)), None)
 
     def set_pid(self, run_id: int, pid: int) -> None:
         with self._connect() as db:

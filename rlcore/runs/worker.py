@@ -112,28 +112,42 @@ def ensure_runner(store: Store) -> None:
     store.set_runner(proc.pid)  # alive from now on, before it takes the lock
 
 
-def drain(store: Store | None = None, idle_seconds: float = 1.0) -> int:
+def drain(store: Store | None = None, idle_seconds: float = 1.0, *, pause: Any = None) -> int:
     """The queue runner: execute queued local runs one at a time, oldest first, each in its own worker process;
-    end when the queue has stayed empty for ``idle_seconds``."""
+    end when the queue has stayed empty for ``idle_seconds``. ``pause(point)``, for tests, holds the runner at a
+    named point of its life."""
     store = store or Store()
+    pause = pause or (lambda point: None)
     while True:
         with open(store.home / "runner.lock", "a") as lock:
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                return 0  # another runner has the queue
-            store.set_runner(os.getpid())
+                store.forget_runner(os.getpid())  # our record, if we were the one just started
+                return 0  # another runner has the queue (and sees what was queued: it holds the lock)
+            store.forget_runner(os.getpid())  # the lock now says we are alive
             idle_since = time.monotonic()
             while time.monotonic() - idle_since < idle_seconds:
                 run_id = store.oldest_queued()
                 if run_id is None:
                     time.sleep(0.1)
                     continue
+                _wait_for_orphans(store)
                 _run_one(store, run_id)
                 idle_since = time.monotonic()
-        # The lock is released: a run queued in the last instant saw it held and counted on this runner.
+        # The lock is released: a launch from now on starts a runner of its own. A run queued before saw the lock
+        # held and counted on this one, so the queue is read once more.
+        pause("released")
         if store.oldest_queued() is None:
+            pause("leaving")
             return 0
+
+
+def _wait_for_orphans(store: Store, poll: float = 0.5) -> None:
+    """One run at a time even across a runner's death: a worker that a killed runner left behind still trains
+    (its own heartbeat keeps it), so the next run waits for it to end."""
+    while store.local_run_alive() is not None:
+        time.sleep(poll)
 
 
 def _run_one(store: Store, run_id: int) -> None:

@@ -6,6 +6,7 @@ import json
 import socket
 
 import pytest
+import streamlit as st
 import streamlit.config
 from pagetest import open_page, shown
 
@@ -149,7 +150,15 @@ def test_a_forged_confirmation_in_a_viewers_session_deletes_nothing(viewer):
     assert viewer.get_run(done) is not None and viewer.get_run(live).status == "queued"
 
 
-def test_the_passphrase_signs_a_session_in_and_out_and_wrong_ones_are_throttled(viewer):
+@pytest.fixture(autouse=True)
+def _no_earlier_failures():
+    """Each test starts with no wrong passphrase counted (the counts live for the server's process)."""
+    access._FAILURES_BY_CLIENT.clear()
+    access._FAILURES_ALL.clear()
+
+
+def test_the_passphrase_signs_a_session_in_and_out_and_wrong_ones_are_throttled(viewer, monkeypatch):
+    monkeypatch.setattr(access, "_client", lambda: "10.0.0.9")  # AppTest gives every run a new mock address
     at = open_page("dqn")
     assert not [b for b in at.button if b.key == "launch"]
     for _ in range(access.MAX_FAILURES):
@@ -160,10 +169,15 @@ def test_the_passphrase_signs_a_session_in_and_out_and_wrong_ones_are_throttled(
     at.sidebar.button[0].click().run()
     assert shown(at.sidebar.error[0]).startswith("Too many wrong passphrases; try again in")  # even the right one
     assert not [b for b in at.button if b.key == "launch"]
+    st.cache_data.clear()  # what any session's "clear cache" message does on the server
+    st.cache_resource.clear()
+    fresh = open_page("dqn")  # another session from the same client
+    fresh.sidebar.text_input(key="passphrase").input(PASSPHRASE)
+    fresh.sidebar.button[0].click().run()
+    assert shown(fresh.sidebar.error[0]).startswith("Too many wrong passphrases; try again in")  # still locked
 
 
 def test_the_right_passphrase_turns_the_controls_on_and_sign_out_off(viewer):
-    access._client_failures.clear()
     at = open_page("dqn")
     at.sidebar.text_input(key="passphrase").input(PASSPHRASE)
     at.sidebar.button[0].click().run()

@@ -1,0 +1,69 @@
+"""The queue never loses a launch and never runs two at once, whatever the runner's life does: each race held open
+at its exact point (the runner paused there, or killed), with real worker processes and real SQLite."""
+
+import os
+import signal
+import subprocess
+import threading
+import time
+
+import psutil
+from runwait import wait_final, wait_training
+
+from rlcore.runs.store import HOST, Store
+from rlcore.runs.worker import drain, launch
+
+TINY_DQN = {"epochs": 3, "memory_size": 100, "batch_size": 16, "test_games": 20, "hidden1": 16, "hidden2": 8}
+
+
+def test_a_process_that_reused_a_runner_s_pid_is_never_taken_for_the_runner(tmp_path):
+    store = Store(tmp_path)
+    stranger = subprocess.Popen(["sleep", "120"])  # alive, holding a pid a runner once had, and no runner
+    try:
+        with store._connect() as db:  # the record a runner left, now naming a process started at another time
+            record = f"{HOST} {stranger.pid} 1 {time.time():.0f}"
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('runner', ?)", (record,))
+        assert not store.runner_alive()
+        run_id = store.create_run("dqn", TINY_DQN)
+        launch(store, run_id)
+        assert wait_final(store, run_id).status == "done"
+    finally:
+        stranger.kill()
+        stranger.wait()
+
+
+def test_a_launch_while_the_runner_is_leaving_starts_a_runner_of_its_own(tmp_path):
+    store = Store(tmp_path)
+    leaving, go_on = threading.Event(), threading.Event()
+
+    def pause(point: str) -> None:
+        if point == "leaving":  # found the queue empty, about to end: the launch below comes in exactly here
+            leaving.set()
+            go_on.wait(60)
+
+    runner = threading.Thread(target=drain, args=(store,), kwargs={"idle_seconds": 0.2, "pause": pause})
+    runner.start()
+    try:
+        assert leaving.wait(60)
+        run_id = store.create_run("dqn", TINY_DQN)
+        launch(store, run_id)  # the leaving runner holds no lock and no record: a new runner starts
+    finally:
+        go_on.set()
+        runner.join(60)
+    assert wait_final(store, run_id).status == "done"
+
+
+def test_one_run_at_a_time_holds_when_the_runner_is_killed_while_its_worker_trains(tmp_path):
+    store = Store(tmp_path)
+    first = store.create_run("dqn", {"epochs": 100_000, "test_games": 20, "eval_every": 0})
+    launch(store, first)
+    worker = wait_training(store, first).pid
+    os.kill(psutil.Process(worker).ppid(), signal.SIGKILL)  # the runner dies; its worker trains on, orphaned
+    second = store.create_run("dqn", TINY_DQN)
+    launch(store, second)  # a new runner: it must wait for the orphan
+    time.sleep(3)
+    assert store.get_run(second).status == "queued" and store.get_run(first).status == "running"
+    store.request_cancel(first)  # the orphan hears it at its next report and ends
+    done = wait_final(store, second, timeout=180)
+    assert done.status == "done" and wait_final(store, first).status == "cancelled"
+    assert done.started >= store.get_run(first).finished  # never two at once
