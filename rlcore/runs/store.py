@@ -9,6 +9,7 @@ do; a read-only store still opens for reading, so pages that only look keep work
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import json
 import os
@@ -163,6 +164,8 @@ def storage_fault(error: BaseException, path: Path | None = None) -> str:
                 return "full"
     if "not a database" in text or "malformed" in text or "file is encrypted" in text:
         return "damaged"
+    if "unable to open" in text and path is not None and path.is_file():
+        return "read-only"  # it is there but cannot be opened to write (its folder refuses the journal's files)
     if "unable to open" in text or isinstance(error, FileNotFoundError):
         return "missing"
     if "locked" in text or "busy" in text:
@@ -293,6 +296,10 @@ class Store:
         self.start_grace = start_grace
         self.path = self.home / "runs.sqlite"
         self.read_only = False
+        self._unrecorded: dict[int, str] = {}  # runs that ended but whose end the store could not take yet
+        if self.path.is_dir():  # sqlite would call it read-only; it is something else in the store's place
+            raise StoreError(f"The run store at {self.path} is a folder, not a database file; move it aside or point "
+                             "RLCORE_HOME at another directory.", "damaged")
         try:
             self.home.mkdir(parents=True, exist_ok=True)
             with self._connect() as db:
@@ -418,12 +425,12 @@ class Store:
         self.reconcile()
         with self._connect() as db:
             row = db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
-        return _decode(row) if row else None
+        return self._seen(_decode(row)) if row else None
 
     def list_runs(self) -> list[Run]:
         self.reconcile()
         with self._connect() as db:
-            return [_decode(r) for r in db.execute("SELECT * FROM runs ORDER BY id DESC")]
+            return [self._seen(_decode(r)) for r in db.execute("SELECT * FROM runs ORDER BY id DESC")]
 
     def set_label(self, run_id: int, label: str) -> None:
         label = check_text(label, "label", LABEL_MAX)
@@ -551,13 +558,24 @@ class Store:
         with self._connect() as db:
             rows = db.execute("SELECT id, pid, status, created, host FROM runs WHERE status IN ('queued', "
                               "'running') AND executor = 'local'").fetchall()
-            waiting = [r for r in rows if r[1] is None and r[2] == "queued" and now - r[3] > self.start_grace]
-            if waiting and not self.runner_alive():
-                for run_id, *_ in waiting:
-                    self._fail(db, run_id, NEVER_STARTED, now)
-            for run_id, pid, _, _, host in rows:
-                if pid is not None and host in (None, HOST) and not pid_alive(pid):
-                    self._fail(db, run_id, WORKER_DIED, now)
+        waiting = [r for r in rows if r[1] is None and r[2] == "queued" and now - r[3] > self.start_grace]
+        ended = [(run_id, NEVER_STARTED) for run_id, *_ in waiting] if waiting and not self.runner_alive() else []
+        ended += [(run_id, WORKER_DIED) for run_id, pid, _, _, host in rows
+                  if pid is not None and host in (None, HOST) and not pid_alive(pid)]
+        self._unrecorded = {}
+        if not ended:
+            return
+        try:  # a read never needs a write: a store that refuses one (full, read-only) is read as it stands
+            with self._connect() as db:
+                for run_id, error in ended:
+                    self._fail(db, run_id, error, now)
+        except StoreError:
+            self._unrecorded = dict(ended)  # shown as ended all the same, written when the store takes it
+
+    def _seen(self, run: Run) -> Run:
+        """A run as readers see it: one whose end could not be written yet is shown as it ended."""
+        error = self._unrecorded.get(run.id)
+        return dataclasses.replace(run, status="failed", error=error) if error and run.live else run
 
     @staticmethod
     def _fail(db: sqlite3.Connection, run_id: int, error: str, now: float) -> None:
@@ -610,7 +628,8 @@ class Store:
     def sweep_runs(self, sweep_id: int) -> list[Run]:
         self.reconcile()
         with self._connect() as db:
-            return [_decode(r) for r in db.execute("SELECT * FROM runs WHERE sweep_id = ? ORDER BY id", (sweep_id,))]
+            return [self._seen(_decode(r)) for r in db.execute("SELECT * FROM runs WHERE sweep_id = ? ORDER BY id",
+                                                               (sweep_id,))]
 
     def cancel_sweep(self, sweep_id: int) -> list[int]:
         """Ask every live member to stop (queued ones end at once); returns the running ones, still stopping."""

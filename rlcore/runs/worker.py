@@ -35,6 +35,9 @@ FLUSH_SECONDS = 0.5
 HEARTBEAT_SECONDS = 2.0
 CANCEL_GRACE_SECONDS = 10.0  # a cancelled run whose loop has not stopped by then (inside a long compiled call) ends
 LAUNCH_FAILED = "its worker could not start"
+WAITABLE = ("read-only", "full", "busy")  # storage faults that may pass (a remount, freed space): wait, then retry
+MAX_BACKLOG = 200_000  # metric rows a worker keeps while the store refuses writes
+RECORD_PATIENCE_SECONDS = 900.0  # how long a finished run waits for the store to take its end
 
 
 class StoreReporter(report.BufferedReporter):
@@ -48,7 +51,17 @@ class StoreReporter(report.BufferedReporter):
         self.cancelled = self.store.heartbeat(self.run_id) or self.cancelled
 
     def send(self, rows: list[tuple[int, float, str, float]], progress: float | None, phase: str | None) -> bool:
-        return self.store.report(self.run_id, rows, progress=progress, phase=phase)
+        try:
+            return self.store.report(self.run_id, rows, progress=progress, phase=phase)
+        except StoreError as e:
+            if e.kind not in WAITABLE:
+                raise
+            # The store refuses writes for now (made read-only, a full disk, busy): the run trains on and its rows
+            # wait here for the next flush, a bounded backlog.
+            with self._lock:
+                self.rows[:0] = rows[-MAX_BACKLOG:]
+                del self.rows[MAX_BACKLOG:]
+            return False
 
 
 class Heartbeat:
@@ -133,7 +146,12 @@ def drain(store: Store | None = None, idle_seconds: float = 1.0, *, pause: Any =
                     time.sleep(0.1)
                     continue
                 _wait_for_orphans(store)
-                _run_one(store, run_id)
+                try:
+                    _run_one(store, run_id)
+                except StoreError as e:  # made read-only, full: the queue waits, it is not lost
+                    if e.kind not in WAITABLE:
+                        raise
+                    time.sleep(2.0)
                 idle_since = time.monotonic()
         # The lock is released: a launch from now on starts a runner of its own. A run queued before saw the lock
         # held and counted on this one, so the queue is read once more.
@@ -274,24 +292,36 @@ class SpaceReserve:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.held = False
         try:
             path.write_bytes(bytes(self.SIZE))
+            self.held = True
         except OSError:
-            path.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                path.unlink(missing_ok=True)
 
     def release(self) -> None:
-        self.path.unlink(missing_ok=True)
+        self.held = False
+        with contextlib.suppress(OSError):
+            self.path.unlink(missing_ok=True)
 
 
-def _record(store: Store, reserve: SpaceReserve, write: Any) -> None:
-    """Write a run's end; on a full disk, give back the reserve and write it again."""
-    try:
-        write()
-    except StoreError as e:
-        if e.kind != "full":
-            raise
-        reserve.release()
-        write()
+def _record(store: Store, reserve: SpaceReserve, write: Any, patience: float = RECORD_PATIENCE_SECONDS) -> None:
+    """Write a run's end; on a full disk, give back the reserve and write it again; while the store refuses writes
+    (made read-only, still full), keep trying for a while: the run's process lives meanwhile, so the run is never
+    left "running" without one."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            write()
+            return
+        except StoreError as e:
+            if e.kind == "full" and reserve.held:
+                reserve.release()
+                continue
+            if e.kind not in WAITABLE or time.monotonic() > deadline:
+                raise
+            time.sleep(2.0)
 
 
 def _end(store: Store, reserve: SpaceReserve, run_id: int, reporter: StoreReporter, status: str,

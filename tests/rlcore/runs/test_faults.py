@@ -185,6 +185,40 @@ def test_a_read_only_store_is_read_by_every_page_and_refuses_changes_in_one_sent
     assert any("is read-only" in c.value for c in form.caption)
 
 
+@contextlib.contextmanager
+def immutable(paths: list[Path]):
+    """Make files and folders refuse every write, root's included (chattr +i), as a store turned read-only under a
+    running worker: a read-only remount is refused while the worker's log is open for writing."""
+    done = subprocess.run(["chattr", "+i", *map(str, paths)], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot make files immutable here ({done.stderr.strip()}); the fault needs chattr")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", *map(str, paths)], capture_output=True)
+
+
+def test_a_store_made_read_only_mid_run_stays_readable_and_its_runs_go_on_once_it_is_writable(tmp_path):
+    """Reads never need a write; the training run keeps its rows while the store refuses them, and the queue waits
+    instead of losing its runs."""
+    store = Store(tmp_path)
+    training = store.create_run("dqn", {"epochs": 100_000, "test_games": 20, "eval_every": 0}, label="long")
+    waiting = store.create_run("dqn", TINY_DQN, label="next")
+    launch(store, training)
+    wait_training(store, training)
+    frozen = [tmp_path, *(p for p in tmp_path.glob("runs.sqlite*"))]
+    with immutable(frozen):
+        reader = Store(tmp_path)
+        assert [(r.label, r.status) for r in reader.list_runs()] == [("next", "queued"), ("long", "running")]
+        listed = rlcore("runs", "list", home=tmp_path)
+        assert listed.returncode == 0 and "long" in listed.stdout, listed.stderr
+        time.sleep(3)  # a few of the worker's flushes and heartbeats refused meanwhile
+    assert store.get_run(training).status == "running"  # never "worker died": it lives and trains on
+    store.request_cancel(training)
+    assert wait_final(store, training).status == "cancelled"
+    assert wait_final(store, waiting, timeout=180).status == "done"  # never "never started"
+
+
 def test_a_full_disk_ends_the_run_with_its_real_cause_and_keeps_what_was_written(tmp_path):
     home = tmp_path / "tiny"
     home.mkdir()
