@@ -34,6 +34,7 @@ HASH_ENV = "RLCORE_OPERATOR_HASH"
 HOSTS_ENV = "RLCORE_ALLOWED_HOSTS"
 OPERATORS_ENV = "RLCORE_OPERATORS"  # with st.login: the e-mail addresses that may operate (empty: any)
 MODELS_ENV = "RLCORE_VIEWERS_DOWNLOAD_MODELS"  # 1: viewers may download trained models too
+PROXY_ENV = "RLCORE_BEHIND_PROXY"  # 1: a proxy forwards visitors to this server: nobody operates without signing in
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]", "localhost.localdomain"}
 MAX_FAILURES, LOCK_SECONDS = 5, 60.0
 MODEL_SUFFIXES = (".keras", ".h5", ".pb")  # a profile's capture (.xplane.pb) follows the models' rule
@@ -42,14 +43,26 @@ MODEL_SUFFIXES = (".keras", ".h5", ".pb")  # a profile's capture (.xplane.pb) fo
 # ---------------------------------------------------------------- the decisions (pure)
 
 
-def decide(address: str, sign_in_configured: bool, signed_in: bool) -> str:
+def decide(address: str, sign_in_configured: bool, signed_in: bool, proxied: bool = False) -> str:
     """operator or viewer: a signed-in session operates; with a sign-in configured, nobody else does; without
-    one, the local user does when the server listens only on loopback."""
+    one, the local user does when the server listens only on loopback and no proxy stands in front (behind a
+    proxy every visitor reaches loopback, so loopback says nothing about who they are)."""
     if signed_in:
         return "operator"
-    if sign_in_configured:
+    if sign_in_configured or proxied:
         return "viewer"
     return "operator" if address in LOOPBACK else "viewer"
+
+
+FORWARDING_HEADERS = ("X-Forwarded-For", "Forwarded", "X-Real-Ip", "X-Forwarded-Host")
+
+
+def proxied(headers: Any, behind_proxy_setting: str) -> bool:
+    """Whether a proxy stands between the visitor and this server: the operator said so (RLCORE_BEHIND_PROXY=1:
+    a TCP or TLS proxy adds no header), or the request carries a forwarding header (an HTTP proxy's)."""
+    if behind_proxy_setting.strip() == "1":
+        return True
+    return any(headers.get(h) for h in FORWARDING_HEADERS) if headers else False
 
 
 WILDCARDS = ("0.0.0.0", "::")
@@ -173,7 +186,8 @@ def _signed_in_by_cookie() -> bool:
 
 def is_operator() -> bool:
     signed_in = bool(st.session_state.get("_operator")) or _signed_in_by_cookie() or _oidc_operator()
-    return decide(address(), sign_in_configured(), signed_in) == "operator"
+    behind = proxied(st.context.headers, os.environ.get(PROXY_ENV, ""))
+    return decide(address(), sign_in_configured(), signed_in, behind) == "operator"
 
 
 def sign_in_configured() -> bool:

@@ -31,6 +31,23 @@ def test_who_operates(address, configured, signed_in, role):
     assert access.decide(address, configured, signed_in) == role
 
 
+def test_behind_a_proxy_loopback_says_nothing_about_who_operates():
+    """A proxy on the same machine brings every visitor to a loopback bind: with one in front, nobody operates
+    without signing in, whether the operator said so (a TCP/TLS proxy adds no header) or a header shows it."""
+    assert access.decide("127.0.0.1", False, False, proxied=True) == "viewer"
+    assert access.decide("127.0.0.1", True, True, proxied=True) == "operator"  # signed in: still operates
+    assert access.proxied({}, "1") and not access.proxied({}, "") and not access.proxied(None, "0")
+    assert access.proxied({"X-Forwarded-For": "203.0.113.9"}, "") and access.proxied({"Forwarded": "for=x"}, "")
+
+
+def test_a_forwarded_request_to_a_loopback_dashboard_is_a_viewer(store, monkeypatch):
+    at = open_page("dqn")
+    assert [b for b in at.button if b.key == "launch"]  # the local user
+    monkeypatch.setenv(access.PROXY_ENV, "1")
+    at = open_page("dqn")
+    assert not [b for b in at.button if b.key == "launch"]
+
+
 @pytest.mark.parametrize(("host", "address", "extra", "served"), [
     ("127.0.0.1:8501", "127.0.0.1", "", True), ("localhost:8501", "0.0.0.0", "", True),
     ("[::1]:8501", "0.0.0.0", "", True), ("evil.example:8501", "127.0.0.1", "", False),
