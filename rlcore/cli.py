@@ -364,16 +364,9 @@ def _run_sweep(args: argparse.Namespace) -> int:
         if args.preset is not None and args.preset not in workload.presets:
             raise ConfigError(f"--preset must be one of {', '.join(workload.presets) or 'nothing here'}, not "
                               f"{args.preset!r}.")
-        base = {}
-        for name, value in _pairs(args.set, "--set"):
-            key, values = search.parse_values(workload, name, value)
-            if len(values) != 1:
-                raise ConfigError(f"--set gives one value; use --grid for {name}={value}.")
-            base[key] = values[0]
-        grid = dict(search.parse_values(workload, n, v) for n, v in _pairs(args.grid, "--grid"))
-        ranges = dict(search.parse_range(workload, n, v) for n, v in _pairs(args.range, "--range"))
-        seeds = search.parse_seeds(args.seeds) if args.seeds else []
-        space = search.Space(grid, ranges, parse_int(args.random, "--random"), seeds,
+        base, parsed = search.collect(workload, _pairs(args.set, "--set"), _pairs(args.grid, "--grid"),
+                                      _pairs(args.range, "--range"), args.seeds)
+        space = search.Space(parsed.grid, parsed.ranges, parse_int(args.random, "--random"), parsed.seeds,
                              parse_int(args.sweep_seed, "--sweep-seed"))
         label = check_text(args.label, "label", LABEL_MAX)
         json_path = writable_path(args.json, "--json") if args.json is not None else None

@@ -36,13 +36,19 @@ class Range:
     choices: tuple[str, ...] = ()
 
     def draw(self, rng: random.Random) -> Any:
+        """One value, always inside the range: whole numbers among those the range holds, other numbers rounded
+        to six digits and kept within its ends."""
         if self.scale == "choice":
             return rng.choice(self.choices)
+        if self.scale == "int":
+            return rng.randint(math.ceil(self.lo), math.floor(self.hi))
         if self.scale in ("log", "logint"):
             value = math.exp(rng.uniform(math.log(self.lo), math.log(self.hi)))
         else:
             value = rng.uniform(self.lo, self.hi)
-        return round(value) if self.scale in ("int", "logint") else float(f"{value:.6g}")
+        if self.scale == "logint":
+            return min(max(round(value), math.ceil(self.lo)), math.floor(self.hi))
+        return min(max(float(f"{value:.6g}"), self.lo), self.hi)
 
     def text(self) -> str:
         return f"choice:{','.join(self.choices)}" if self.scale == "choice" else f"{self.scale}:{self.lo:g}:{self.hi:g}"
@@ -125,8 +131,11 @@ def parse_range(workload: workloads.Workload, name: str, text: str) -> tuple[str
         raise ConfigError(f"{label_of(f)}'s range needs LOW < HIGH{log}, not {text[:40]!r}.", f.name)
     if scale in ("int", "logint") and f.type not in ("int", int):
         raise ConfigError(f"{label_of(f)} is not a whole number; use uniform or log.", f.name)
-    for end in (lo, hi):
-        check_value(f, round(end) if f.type in ("int", int) else end)
+    if f.type in ("int", int) and math.ceil(lo) > math.floor(hi):
+        raise ConfigError(f"{label_of(f)}'s range holds no whole number, not {text[:40]!r}.", f.name)
+    whole = f.type in ("int", int)
+    for end in ((math.ceil(lo), math.floor(hi)) if whole else (lo, hi)):  # what a draw can be
+        check_value(f, end)
     return f.name, Range(scale, lo, hi)
 
 
@@ -152,6 +161,44 @@ class Member:
         return " ".join([*parts, *([f"seed={self.seed}"] if self.seed is not None else [])]) or workload.kind
 
 
+def collect(workload: workloads.Workload, fixed: list[tuple[str, str]], grids: list[tuple[str, str]],
+            ranges: list[tuple[str, str]], seeds: str) -> tuple[dict[str, Any], Space]:
+    """A sweep's specification as a user writes it (NAME=VALUE pairs of fixed values, value lists and ranges, and
+    seeds) parsed into fixed values and a space; a setting given twice, under any of its names or as two kinds
+    (fixed and swept, a list and a range), or the seed setting swept beside a seed list, is one sentence: a sweep
+    never picks one of two contradicting answers for the user."""
+    seen: dict[str, str] = {}
+
+    def claim(key: str, how: str) -> None:
+        label = label_of(field_of(workload, key))
+        if key in seen:
+            raise ConfigError(f"{label} is given twice ({seen[key]} and {how}); give each setting once.", key)
+        seen[key] = how
+
+    base: dict[str, Any] = {}
+    for name, text in fixed:
+        key, values = parse_values(workload, name, text)
+        if len(values) != 1:
+            raise ConfigError(f"--set gives one value; use --grid for {name}={text}.", key)
+        claim(key, f"--set {name}")
+        base[key] = values[0]
+    grid: dict[str, list[Any]] = {}
+    for name, text in grids:
+        key, values = parse_values(workload, name, text)
+        claim(key, f"--grid {name}")
+        grid[key] = values
+    drawn: dict[str, Range] = {}
+    for name, text in ranges:
+        key, rng = parse_range(workload, name, text)
+        claim(key, f"--range {name}")
+        drawn[key] = rng
+    seed_list = parse_seeds(seeds) if seeds.strip() else []
+    if seed_list and SEED_FIELD in seen:
+        raise ConfigError(f"seed is given twice ({seen[SEED_FIELD]} and --seeds); sweep seeds with --seeds only.",
+                          "seeds")
+    return base, Space(grid, drawn, 0, seed_list)
+
+
 def members(workload: workloads.Workload, base: Mapping[str, Any], space: Space,
             preset: str | None = None) -> list[Member]:
     """Every member of a sweep, each config validated; raises one sentence naming the first bad member, or the
@@ -164,6 +211,9 @@ def members(workload: workloads.Workload, base: Mapping[str, Any], space: Space,
         raise ConfigError("This sweep would make no runs: give values, a range with draws, or seeds.", "count")
     if space.ranges and space.random < 1:
         raise ConfigError("Ranges need a number of random draws (at least 1).", "random")
+    if space.seeds and (SEED_FIELD in space.grid or SEED_FIELD in space.ranges):
+        raise ConfigError("seed is both swept as a setting and listed as seeds; sweep seeds with the seeds list only.",
+                          "seeds")
     fields = {f.name for f in dataclasses.fields(workload.config)}
     if space.seeds and SEED_FIELD not in fields:
         raise ConfigError(f"{workload.kind} has no seed setting, so it cannot be repeated over seeds.", "seeds")

@@ -2,6 +2,7 @@
 validated with a sentence naming it, the cap, and results per setting from given numbers."""
 
 import math
+import random
 
 import pytest
 
@@ -81,3 +82,34 @@ def test_a_space_survives_the_store_as_json():
     space = search.Space({"batch_size": [32, 64]}, {"learning_rate": lr}, 3, [0, 1], 5)
     again = search.Space.from_dict(space.to_dict())
     assert again == space and again.varied == ["batch_size", "learning_rate"]
+
+
+@pytest.mark.parametrize(("args", "sentence"), [
+    (["--grid", "lr=1e-3,1e-2", "--grid", "learning_rate=1e-4,1e-3"],
+     "error: lr is given twice (--grid lr and --grid learning_rate); give each setting once."),
+    (["--set", "batch=16", "--grid", "batch=16,32"], "error: batch is given twice (--set batch and --grid batch)"),
+    (["--grid", "lr=1e-3,1e-2", "--range", "lr=log:1e-4:1e-2", "--random", "2"],
+     "error: lr is given twice (--grid lr and --range lr)"),
+    (["--grid", "seed=1,2", "--seeds", "0,1"], "error: seed is given twice (--grid seed and --seeds)"),
+    (["--range", "memory=int:1.2:1.8", "--random", "2"], "error: memory's range holds no whole number"),
+])
+def test_a_sweep_that_contradicts_itself_is_one_sentence_and_creates_nothing(tmp_path, args, sentence):
+    import os
+    import subprocess
+    import sys
+
+    from rlcore.runs.store import Store
+
+    proc = subprocess.run([sys.executable, "-m", "rlcore", "sweep", "dqn", *args], capture_output=True, text=True,
+                          timeout=120, env=os.environ | {"RLCORE_HOME": str(tmp_path)})
+    assert proc.returncode == 2 and proc.stderr.startswith(sentence) and len(proc.stderr.splitlines()) == 1, \
+        proc.stderr
+    assert Store(tmp_path).list_runs() == [] and Store(tmp_path).list_sweeps() == []
+
+
+def test_random_draws_stay_inside_their_range_whatever_the_rounding():
+    rng = random.Random(0)
+    assert {search.Range("int", 1.5, 3.5).draw(rng) for _ in range(200)} == {2, 3}
+    assert {search.Range("logint", 1.5, 3.5).draw(rng) for _ in range(200)} <= {2, 3}
+    narrow = search.Range("uniform", 0.12345674, 0.12345676)
+    assert all(0.12345674 <= narrow.draw(rng) <= 0.12345676 for _ in range(200))
