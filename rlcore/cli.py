@@ -103,18 +103,21 @@ def writable_path(text: str, flag: str, suffix: str | None = None) -> Path:
     if not text.strip():
         raise ConfigError(f"{flag} needs a file name, not an empty one.")
     path = Path(text)
+    shown = printable(text if len(text) <= 80 else text[:80] + "…")
     if suffix and path.suffix != suffix:
-        raise ConfigError(f"{flag} must name a {suffix} file, not {text!r}.")
-    if path.is_dir():
-        raise ConfigError(f"{flag} names a directory ({text}); give a file name in it.")
-    if not path.parent.is_dir():
-        raise ConfigError(f"{flag} cannot be written: the directory {path.parent} does not exist.")
-    existed = path.exists()
+        raise ConfigError(f"{flag} must name a {suffix} file, not {shown!r}.")
     try:
+        if path.is_dir():
+            raise ConfigError(f"{flag} names a directory ({shown}); give a file name in it.")
+        if not path.parent.is_dir():
+            raise ConfigError(f"{flag} cannot be written: the directory {path.parent} does not exist.")
+        existed = path.exists()
+        if existed and not path.is_file():  # a pipe or a device: opening it could block, or write anywhere
+            raise ConfigError(f"{flag} names something that is not a regular file ({shown}); give a file name.")
         with open(path, "a"):
             pass
-    except OSError as e:
-        raise ConfigError(f"{flag} cannot be written: {e.strerror or e} ({text}).") from None
+    except OSError as e:  # a name too long, no permission, a read-only disk
+        raise ConfigError(f"{flag} cannot be written: {e.strerror or e} ({shown}).") from None
     if not existed:
         path.unlink(missing_ok=True)
     return path
@@ -323,8 +326,13 @@ def _write(path: Path, data: bytes, flag: str) -> None:
         from rlcore.runs.store import default_home
 
         keep = default_home() / "unsaved" / path.name
-        keep.parent.mkdir(parents=True, exist_ok=True)
-        keep.write_bytes(data)
+        try:
+            keep.parent.mkdir(parents=True, exist_ok=True)
+            keep.write_bytes(data)
+        except OSError as kept:
+            print(f"error: {flag} could not be written ({e.strerror or e}), nor kept in {keep} "
+                  f"({kept.strerror or kept}).", file=sys.stderr)
+            return
         print(f"error: {flag} could not be written ({e.strerror or e}); the result is kept in {keep}.",
               file=sys.stderr)
 

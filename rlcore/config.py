@@ -536,11 +536,21 @@ _FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]
 MAX_ID = 2**63 - 1  # SQLite's largest integer
 
 
+MAX_DIGITS = 40  # no setting or id needs more; Python refuses to read past 4,300 digits, with a traceback
+
+
+def _shown(text: str) -> str:
+    return repr(text) if len(text) <= 40 else f"a {len(text):,}-character text"
+
+
 def parse_int(text: str, label: str) -> int:
     """A whole number written in ASCII digits (``²`` or ``٣`` are not), or one sentence."""
     text = text.strip()
     if not _INT.fullmatch(text):
-        raise ConfigError(f"{label} must be a whole number, not {text[:40]!r}.", label)
+        raise ConfigError(f"{label} must be a whole number, not {_shown(text)}.", label)
+    if len(text.lstrip("+-")) > MAX_DIGITS:
+        raise ConfigError(f"{label} must be a whole number of at most {MAX_DIGITS} digits, not a "
+                          f"{len(text.lstrip('+-')):,}-digit number.", label)
     return int(text)
 
 
@@ -548,14 +558,17 @@ def parse_float(text: str, label: str) -> float:
     """A number written in ASCII (``1e-3``, ``0.5``), or one sentence."""
     text = text.strip()
     if not _FLOAT.fullmatch(text):
-        raise ConfigError(f"{label} must be a number, not {text[:40]!r}.", label)
+        raise ConfigError(f"{label} must be a number, not {_shown(text)}.", label)
+    if len(text) > 4 * MAX_DIGITS:
+        raise ConfigError(f"{label} must be a number of at most {4 * MAX_DIGITS} characters, not a "
+                          f"{len(text):,}-character one.", label)
     return float(text)
 
 
 def parse_id(text: str, what: str = "run") -> int:
     """A stored row's id from a link or the command line: ASCII digits, 1 to SQLite's largest integer."""
     text = text.strip()
-    if not DIGITS.fullmatch(text) or not 1 <= int(text) <= MAX_ID:
+    if not DIGITS.fullmatch(text) or len(text) > MAX_DIGITS or not 1 <= int(text) <= MAX_ID:
         shown = text if len(text) <= 40 else text[:40] + "…"
         raise ConfigError(f"{what} must be a {what} id like 3, not {shown!r}.", what)
     return int(text)

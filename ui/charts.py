@@ -34,9 +34,10 @@ def run_color(run_id: int) -> str:
 
 
 def plain(text: str, limit: int = 60) -> str:
-    """User text for a Plotly label or legend: its HTML shown as characters, at most ``limit`` of them."""
+    """User text for a Plotly label, legend or hover: its HTML shown as characters, a hover template's %{...} too,
+    at most ``limit`` of them."""
     text = text if len(text) <= limit else text[: limit - 1] + "…"
-    return html.escape(text, quote=False)
+    return html.escape(text, quote=False).replace("%", "&#37;")
 
 
 def downsample(frame: pd.DataFrame, max_points: int = MAX_POINTS) -> pd.DataFrame:

@@ -17,6 +17,13 @@ from ui import bench_view, charts
 
 
 def dqn_replays(store: Store, run: Run, metrics: pd.DataFrame) -> None:
+    try:
+        _replays(store, run)
+    except (KeyError, TypeError, ValueError, IndexError):  # a damaged file: one sentence, the view stands
+        st.caption("The replayed games cannot be read (their file is damaged); the rest of this view stands.")
+
+
+def _replays(store: Store, run: Run) -> None:
     path = store.run_dir(run.id) / "replays.json"
     try:
         games = json.loads(path.read_text()) if path.exists() else []

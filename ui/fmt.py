@@ -35,9 +35,11 @@ METRIC_TITLES = {
 PERCENT_METRICS = {report.WIN_RATE, report.HJB_MAX_REL_ERR_V, report.HJB_MAX_REL_ERR_C, system_metrics.GPU_UTIL}
 
 
-# What opens markup: emphasis and code marks, links and images, HTML, tables, math, Streamlit's :red[...] and
-# :material/icon: directives, and a list or heading at the start.
-_MARKDOWN = re.compile(r"[\\`*_\[\]<>#!|~$]|:(?=[\w/-]+[\[:])|^(?:[-+]|\d+\.)")
+# What opens markup: emphasis and code marks, links and images, HTML and its entities (&amp;), tables, math, and a
+# list or heading at the start. Streamlit's :red[...] and :material/icon: directives and :emoji: shortcodes are
+# matched on the text itself, after escapes, so a zero-width space after their colon keeps them text (_SHORTCODE).
+_MARKDOWN = re.compile(r"[\\`*_\[\]<>#!|~$&]|^(?:[-+]|\d+\.)")
+_SHORTCODE = re.compile(r":(?=[\w/+-]+[\[:])")
 # GitHub-flavoured markdown turns bare addresses into links even when their punctuation is escaped; a zero-width
 # space after the scheme or "www" (or before "@") keeps them text without changing what is seen.
 _AUTOLINK = re.compile(r"(?i)(https?|ftp|www)(?=\\?[:.])|(?=@)")
@@ -48,7 +50,7 @@ def md(text: str, limit: int = 200) -> str:
     or HTML, on one line and at most ``limit`` characters."""
     text = " ".join(str(text).split())
     text = text if len(text) <= limit else text[: limit - 1] + "…"
-    escaped = _MARKDOWN.sub(lambda m: "\\" + m.group(0), text)
+    escaped = _SHORTCODE.sub(":\u200b", _MARKDOWN.sub(lambda m: "\\" + m.group(0), text))
     return _AUTOLINK.sub(lambda m: (m.group(1) or "") + "\u200b", escaped)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from rlcore.config import ConfigError
 from rlcore.runs.store import StoreError
 from ui import access, fmt, forms, sidebar
 
@@ -64,7 +65,7 @@ def run() -> None:
     _run.routing = True
     try:
         page.run()
-    except StoreError as e:  # read-only, full, damaged: one sentence instead of the page
+    except (StoreError, ConfigError) as e:  # read-only, full, damaged; an unknown executor: one sentence
         st.error(fmt.md(str(e), 400))
     finally:
         _run.routing = False

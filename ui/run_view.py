@@ -243,7 +243,12 @@ def _files(store: Store, run: Run, metrics: pd.DataFrame) -> None:
             if run_dir.is_dir() else []
         for i, path in enumerate(files, start=1):
             if access.may_download(path.name):
-                columns[i % 3].download_button(path.name, path.read_bytes(), f"run{run.id}_{path.name}",
+                try:
+                    data = path.read_bytes()
+                except OSError as e:  # an unreadable file is named, the rest of the view stands
+                    columns[i % 3].caption(fmt.md(f"{path.name}: cannot be read ({e.strerror or e})", 200))
+                    continue
+                columns[i % 3].download_button(path.name, data, f"run{run.id}_{path.name}",
                                                key=f"file_{run.id}_{path.name}")
 
 

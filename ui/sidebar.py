@@ -12,6 +12,7 @@ from typing import Any
 
 import streamlit as st
 
+from rlcore.config import ConfigError
 from rlcore.runs import executor
 from rlcore.runs.store import default_home
 from ui import access, fmt
@@ -72,8 +73,12 @@ def render() -> dict:
             st.caption(f"CPU: {card['cpu']} ({card['cores']} cores)  \n"
                        f"GPU: {', '.join(card['gpus']) or 'no GPU visible to TensorFlow'}  \n"
                        f"TensorFlow {card['tensorflow']}")
-        engine = executor.get(executor.current())
-        if engine.describe is not None:  # an engine beyond this machine says what it has
+        try:
+            engine = executor.get(executor.current())
+        except ConfigError as e:  # RLCORE_EXECUTOR names no engine: one sentence, and the pages still read
+            st.warning(fmt.md(f"{e} Runs cannot be launched until it names one.", 300))
+            engine = None
+        if engine is not None and engine.describe is not None:  # an engine beyond this machine says what it has
             st.markdown(f"**{fmt.md(engine.title or engine.name)}**")
             st.caption("  \n".join(fmt.md(line, 300) for line in executor_card(engine.name)))
         if access.is_operator():  # where the files are is the operator's business

@@ -51,9 +51,13 @@ def _capture(store: Store, run: Run) -> None:
     st.code(f"xprof --logdir {shown}", language="bash")
     if access.may_download("capture.xplane.pb"):
         data = io.BytesIO()
-        with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as z:
-            for path in files:
-                z.write(path, path.relative_to(folder.parent))
+        try:
+            with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as z:
+                for path in files:
+                    z.write(path, path.relative_to(folder.parent))
+        except OSError as e:  # an unreadable capture is one sentence; the panel stands
+            st.caption(fmt.md(f"The capture cannot be read ({e.strerror or e}).", 200))
+            return
         st.download_button("The capture (zip)", data.getvalue(), f"run{run.id}_profile.zip", "application/zip",
                            key=f"capture_{run.id}")
 

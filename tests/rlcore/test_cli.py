@@ -178,3 +178,22 @@ def tf_value(event):
     from tensorboard.util import tensor_util
 
     return tensor_util.make_ndarray(event.tensor_proto)
+
+
+@pytest.mark.parametrize(("args", "sentence"), [
+    (["dqn", "--epochs", "9" * 5000], "error: epochs must be a whole number of at most 40 digits, not a 5,000-digit"),
+    (["runs", "show", "9" * 5000], "error: run must be a run id like 3"),
+    (["dqn", "--json", "x" * 5000 + ".json"], "error: --json cannot be written: File name too long"),
+])
+def test_odd_input_on_the_command_line_is_one_sentence(tmp_path, args, sentence):
+    proc = subprocess.run([sys.executable, "-m", "rlcore", *args], capture_output=True, text=True, timeout=120,
+                          env=ENV | {"RLCORE_HOME": str(tmp_path)})
+    assert proc.returncode == 2 and proc.stderr.startswith(sentence) and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_an_output_path_that_would_block_is_refused_before_any_work(tmp_path):
+    fifo = tmp_path / "out.json"
+    os.mkfifo(fifo)
+    proc = subprocess.run([sys.executable, "-m", "rlcore", "dqn", "--json", str(fifo)], capture_output=True,
+                          text=True, timeout=60, env=ENV | {"RLCORE_HOME": str(tmp_path)})
+    assert proc.returncode == 2 and proc.stderr.startswith("error: --json names something that is not a regular file")
