@@ -536,7 +536,7 @@ _FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]
 MAX_ID = 2**63 - 1  # SQLite's largest integer
 
 
-MAX_DIGITS = 40  # no setting or id needs more; Python refuses to read past 4,300 digits, with a traceback
+MAX_DIGITS = 4000  # Python refuses to read a number past 4,300 digits, with a traceback; below, bounds say more
 
 
 def _shown(text: str) -> str:
@@ -549,7 +549,7 @@ def parse_int(text: str, label: str) -> int:
     if not _INT.fullmatch(text):
         raise ConfigError(f"{label} must be a whole number, not {_shown(text)}.", label)
     if len(text.lstrip("+-")) > MAX_DIGITS:
-        raise ConfigError(f"{label} must be a whole number of at most {MAX_DIGITS} digits, not a "
+        raise ConfigError(f"{label} must be a whole number of at most {MAX_DIGITS:,} digits, not a "
                           f"{len(text.lstrip('+-')):,}-digit number.", label)
     return int(text)
 
@@ -559,8 +559,8 @@ def parse_float(text: str, label: str) -> float:
     text = text.strip()
     if not _FLOAT.fullmatch(text):
         raise ConfigError(f"{label} must be a number, not {_shown(text)}.", label)
-    if len(text) > 4 * MAX_DIGITS:
-        raise ConfigError(f"{label} must be a number of at most {4 * MAX_DIGITS} characters, not a "
+    if len(text) > MAX_DIGITS:
+        raise ConfigError(f"{label} must be a number of at most {MAX_DIGITS:,} characters, not a "
                           f"{len(text):,}-character one.", label)
     return float(text)
 

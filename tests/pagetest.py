@@ -4,8 +4,6 @@ import json
 import re
 from pathlib import Path
 
-import pandas as pd
-from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -26,10 +24,23 @@ def shown(element) -> str:
     return re.sub(r"\\(.)", r"\1", element.value).replace("\u200b", "")
 
 
-def vega_charts(at: AppTest) -> dict[str, tuple[dict, pd.DataFrame]]:
-    """The page's Vega-Lite charts by title: each one's spec and the data it was sent."""
+def drawn_charts(at: AppTest) -> dict[str, dict]:
+    """The page's in-place Plotly charts (ui/plotly_live.py) by title: each one's figure as it was sent."""
     found = {}
-    for chart in at.get("vega_lite_chart"):
-        spec = json.loads(chart.proto.spec)
-        found[spec["title"]] = (spec, convert_arrow_bytes_to_pandas_df(chart.proto.data.data))
+    for chart in at.get("bidi_component"):
+        data = json.loads(chart.proto.json)
+        if "figure" in data:
+            found[data["title"]] = data["figure"]
     return found
+
+
+def values(trace: dict, axis: str) -> list:
+    """A trace's values as a list, whether sent as a list or as Plotly's base64 typed array."""
+    import base64
+
+    import numpy as np
+
+    data = trace[axis]
+    if isinstance(data, dict) and "bdata" in data:
+        return np.frombuffer(base64.b64decode(data["bdata"]), dtype=np.dtype(data["dtype"])).tolist()
+    return list(data)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PURE_UI = ("ui/fmt.py", "ui/views.py", "ui/charts.py", "ui/vega_charts.py")  # computed views: tested without Streamlit
+PURE_UI = ("ui/fmt.py", "ui/views.py", "ui/charts.py")  # computed views: tested without Streamlit
 
 
 def _imports(path: Path) -> set[str]:
@@ -31,7 +31,7 @@ def test_rlcore_and_the_pure_ui_modules_never_import_streamlit():
 def test_what_the_dashboard_process_imports_never_imports_tensorflow():
     """The dashboard validates, stores and judges runs in its own process, which must stay free of TensorFlow."""
     code = ("import sys, rlcore.config, rlcore.gridworld, rlcore.report, rlcore.execution, rlcore.workloads, "
-            "rlcore.cli, rlcore.bench, rlcore.runs.store, rlcore.runs.worker, ui.views, ui.charts, ui.vega_charts, "
+            "rlcore.cli, rlcore.bench, rlcore.runs.store, rlcore.runs.worker, ui.views, ui.charts, "
             "ui.fmt; "
             "rlcore.cli.build_parser(); print('tensorflow' in sys.modules, 'keras' in sys.modules, "
             "any(m in sys.modules for m in ('torch', 'jax', 'xprof')))")

@@ -8,8 +8,9 @@ import streamlit as st
 from rlcore import bench
 from rlcore.config import BENCH_PATTERNS, BenchConfig, from_dict
 from rlcore.runs.store import Run
-from ui import charts
+from ui import charts, plotly_live
 
+BARS_TITLE = "Speed of each pattern"  # how the page names its in-place bar chart (the figure's title says more)
 # The cells table as people read it: titles with units, counts with thousands separators.
 _RATE = {"format": "localized"}
 CELL_COLUMNS = {
@@ -60,8 +61,9 @@ def show(run: Run, cells: list[dict]) -> None:
     width = right.select_slider("width", widths, key=f"bars_width_{run.id}") if len(widths) > 1 else widths[0]
     chosen = [c for c in cells if c["batch"] == batch and c["width"] == width]
     bars, why = st.columns([3, 2])
-    bars.plotly_chart(charts.bench_bar_chart(chosen, f"{cells[0]['workload']} at batch {batch:,}, width {width}"),
-                      key=f"bars_{run.id}")
+    with bars:
+        figure = charts.bench_bar_chart(chosen, f"{cells[0]['workload']} at batch {batch:,}, width {width}")
+        plotly_live.chart(figure, key=f"bars_{run.id}", title=BARS_TITLE)
     measured = {(c["pattern"], c["batch"], c["width"], c["device"]): c["profile"]
                 for c in (run.summary or {}).get("cells", []) if isinstance(c.get("profile"), dict)}
     with why:
@@ -76,7 +78,8 @@ def show(run: Run, cells: list[dict]) -> None:
     same_width = [c for c in cells if c["width"] == width]
     crossovers = {p: bench.crossover(same_width, p) for p in dict.fromkeys(c["pattern"] for c in same_width)}
     if len(batches) > 1:
-        st.plotly_chart(charts.crossover_chart(same_width, crossovers), key=f"crossover_{run.id}")
+        plotly_live.chart(charts.crossover_chart(same_width, crossovers), key=f"crossover_{run.id}",
+                          title="Samples per second against batch size")
     for name in crossovers:
         if "gpu" not in {c["device"] for c in same_width}:
             st.info(bench.crossover_sentence(same_width, name))

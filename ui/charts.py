@@ -1,5 +1,5 @@
 """Plotly figure builders for the dashboard: data in, go.Figure out. Pure (no Streamlit), so tested on their own.
-A single run's live charts are Vega-Lite (ui/vega_charts.py); comparisons, sweeps and the rest are drawn here.
+Live charts are drawn in place by ui/plotly_live.py (Plotly.react on a node that stays mounted).
 
 Metrics arrive in the store's long format (run_id, step, wall, name, value). Long series are thinned
 to at most ``MAX_POINTS`` per trace so charts stay responsive on long runs.
@@ -96,29 +96,57 @@ def x_axis(xs: pd.Series, x: str) -> dict:
 def metric_chart(metrics: pd.DataFrame, name: str, *, labels: Mapping[int, str] | None = None, x: str = "step",
                  smoothing: float = 0.0, log_y: bool = False, title: str | None = None,
                  percent: bool = False) -> go.Figure:
-    """One metric of one or many runs: a line per run in its own colour (smoothed, with the raw values faint
-    when smoothed), one hover box for all runs at the same x."""
+    """One metric of one or many runs, as TensorBoard and W&B draw it: a line per run in its own colour (smoothed
+    with TensorBoard's EMA, the raw values faint behind), a single run's newest value written at its line's end, a
+    rule across the chart at the pointer with every run's value, the wheel zooming the x axis only (double-click
+    resets), a log axis labelled per decade, rates in percent from 0 to 100%."""
     if x not in X_AXES:
         raise ValueError(f"x must be one of {', '.join(X_AXES)}, not {x!r}.")
     fig = go.Figure()
     rows = metrics[metrics["name"] == name]
-    value_format = "%{y:.3~p}" if percent else "%{y:,.4~g}"
+    if log_y:
+        rows = rows[rows["value"] > 0]  # a log axis cannot place zero or less
+    hover = "%{y:.3~p}" if percent else "%{y:,.4~g}"
+    several = rows["run_id"].nunique() > 1
     for run_id, series in rows.groupby("run_id", sort=True):
         series = downsample(series.sort_values(["step", "wall"]))
         label = plain((labels or {}).get(run_id, f"run {run_id}"))
         color = run_color(int(run_id))
+        shown = smooth(series["value"], smoothing, log_y)
         if smoothing > 0:
             fig.add_trace(go.Scatter(x=series[x], y=series["value"], mode="lines", opacity=0.25,
                                      line={"color": color}, name=f"{label} (raw)", showlegend=False,
                                      hoverinfo="skip"))
         mode = "lines+markers" if len(series) < 50 else "lines"  # a lone evaluation still shows
-        fig.add_trace(go.Scatter(x=series[x], y=smooth(series["value"], smoothing, log_y), mode=mode, name=label,
-                                 line={"color": color}, marker={"color": color},
-                                 hovertemplate=f"{value_format}<extra>{label}</extra>"))
-    fig.update_layout(title=title or fmt.metric_title(name), xaxis=x_axis(rows[x], x),
-                      yaxis=y_axis(rows["value"], log_y=log_y, percent=percent), hovermode="x unified",
-                      margin=MARGIN_WITH_LEGEND if rows["run_id"].nunique() > 1 else MARGIN, legend=LEGEND,
-                      showlegend=rows["run_id"].nunique() > 1)
+        fig.add_trace(go.Scatter(x=series[x], y=shown, mode=mode, name=label, line={"color": color},
+                                 marker={"color": color}, hovertemplate=f"{hover}<extra>{label}</extra>"))
+        if len(series) and not several:  # the newest value at the end of the line: what a glance wants (one run)
+            fig.add_trace(go.Scatter(x=[series[x].iloc[-1]], y=[shown.iloc[-1]], mode="text", showlegend=False,
+                                     text=[fmt.value(float(shown.iloc[-1]), percent)], textposition="top left",
+                                     textfont={"color": color}, hoverinfo="skip", name=f"{label} (newest)"))
+    xaxis = x_axis(rows[x], x) | {"showspikes": True, "spikemode": "across", "spikesnap": "cursor",
+                                  "spikethickness": 1, "spikecolor": "#888", "spikedash": "solid"}
+    fig.update_layout(title=title or fmt.metric_title(name), xaxis=xaxis,
+                      yaxis=y_axis(rows["value"], log_y=log_y, percent=percent) | {"fixedrange": True},
+                      hovermode="x unified", dragmode="zoom", margin=MARGIN_WITH_LEGEND if several else MARGIN,
+                      legend=LEGEND, showlegend=several, height=320)
+    return fig
+
+
+ONCE_PHASES = ("compile", "eval")  # paid once per run, not per step: no time per step beside them
+
+
+def phase_chart(phase_seconds: Mapping[str, float], steps: int, title: str = "where the time goes") -> go.Figure:
+    """Seconds spent in each phase of the run, one horizontal bar per phase in the loop's order, the time (and the
+    time per step, for the loop's phases) written on it."""
+    names = list(phase_seconds)
+    values = [float(v) for v in phase_seconds.values()]
+    text = [f"{fmt.seconds(v)} ({fmt.seconds(v / steps)}/step)" if steps and n not in ONCE_PHASES else fmt.seconds(v)
+            for n, v in zip(names, values, strict=True)]
+    fig = go.Figure(go.Bar(y=names, x=values, orientation="h", text=text, textposition="auto",
+                           marker_color=PALETTE[0], opacity=0.6, hovertemplate="%{y}: %{text}<extra></extra>"))
+    fig.update_layout(title=title, xaxis_title="seconds", yaxis={"autorange": "reversed", "fixedrange": True},
+                      margin=MARGIN, height=320)
     return fig
 
 

@@ -8,7 +8,7 @@ import streamlit as st
 
 from rlcore import workloads
 from rlcore.runs.store import Run, Store
-from ui import charts, fmt, router, runs_table, share, views
+from ui import charts, fmt, plotly_live, router, runs_table, share, views
 
 REFRESH_SECONDS = 2.0
 
@@ -110,8 +110,8 @@ def _body(store: Store, runs: list[Run]) -> None:
         else:
             log_y, percent = chart_style(name)
             labels = {r.id: f"{r.id}: {r.label}" for r in runs}
-            st.plotly_chart(charts.metric_chart(metrics, name, labels=labels, x=x, smoothing=smoothing, log_y=log_y,
-                                                percent=percent), key="compare_chart")
+            plotly_live.chart(charts.metric_chart(metrics, name, labels=labels, x=x, smoothing=smoothing, log_y=log_y,
+                                                  percent=percent), key="compare_chart", title=fmt.metric_title(name))
     else:
         st.caption("These runs have no metrics yet.")
     _machine(runs, metrics)

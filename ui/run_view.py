@@ -4,14 +4,15 @@ when it ends, its verdict, headline numbers, settings, files, name and notes, an
 from __future__ import annotations
 
 import contextlib
+from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from rlcore import workloads
+from rlcore import system_metrics, workloads
 from rlcore.config import ConfigError, parse_id
 from rlcore.runs.store import Run, Store, StoreError
-from ui import access, charts, extras, fmt, forms, router, share, vega_charts, views, why
+from ui import access, charts, extras, fmt, forms, plotly_live, router, share, views, why
 
 REFRESH_SECONDS = {"1s": 1.0, "2s": 2.0, "5s": 5.0, "paused": None}
 # Every 2 s by default: the view then takes a quarter less CPU than at 1 s (0.17 against 0.23 of a core beside an
@@ -152,20 +153,25 @@ def _charts(run: Run, metrics: pd.DataFrame) -> None:
         smoothing = st.slider("smoothing (EMA)", 0.0, 0.99, 0.6, key=f"smooth_{run.id}",
                               help="TensorBoard's debiased moving average; the raw values stay faint behind it.")
     columns = st.columns(2)
-    for drawn, (data, spec) in enumerate(_chart_specs(run, metrics, present, smoothing)):
-        columns[drawn % 2].vega_lite_chart(data, spec)
+    for drawn, (key, title, figure) in enumerate(_figures(run, metrics, present, smoothing)):
+        with columns[drawn % 2]:
+            plotly_live.chart(figure, key=key, title=title)
 
 
-def _chart_specs(run: Run, metrics: pd.DataFrame, present: set[str],
-                 smoothing: float) -> list[tuple[pd.DataFrame, dict]]:
-    """The run's charts as Vega-Lite data and specs (see ui/vega_charts.py for why not Plotly). While it lives, a
+def _figures(run: Run, metrics: pd.DataFrame, present: set[str], smoothing: float) -> list[tuple[str, str, Any]]:
+    """The run's charts as (key, title, Plotly figure), each drawn in place by ui/plotly_live.py. While it lives, a
     chart whose data did not change since the last tick is sent again as it was, not built anew."""
-    key = f"_chart_specs_{run.id}"
-    cache = st.session_state.get(key) if run.live else None
-    old = cache["specs"] if cache and cache["smoothing"] == smoothing else {}
-    specs = {}
-    for chart in workloads.get(run.kind).charts:
-        if chart.metric.endswith("/"):
+    cache_key = f"_figures_{run.id}"
+    cache = st.session_state.get(cache_key) if run.live else None
+    old = cache["figures"] if cache and cache["smoothing"] == smoothing else {}
+    figures = {}
+    system = [n for n in (system_metrics.RUN_CORES, system_metrics.MACHINE_CORES) if n in present]
+    wanted = [*workloads.get(run.kind).charts, *([workloads.Chart(system_metrics.PREFIX, "CPU cores busy")]
+                                                 if system else [])]
+    for i, chart in enumerate(wanted):
+        if chart.metric == system_metrics.PREFIX:
+            rows = metrics[metrics["name"].isin(system)]
+        elif chart.metric.endswith("/"):
             names = dict.fromkeys(n for n in metrics["name"] if n.startswith(chart.metric))  # in the loop's order
             if not names:
                 continue
@@ -176,17 +182,22 @@ def _chart_specs(run: Run, metrics: pd.DataFrame, present: set[str],
             continue
         signature = (chart.metric, len(rows))
         if signature in old:
-            specs[signature] = old[signature]
+            figures[signature] = old[signature]
+            continue
+        if chart.metric == system_metrics.PREFIX:
+            cores = int((run.environment or {}).get("cores") or 1)
+            figure = charts.system_chart(rows.assign(run_id=run.id), cores)
         elif chart.metric.endswith("/"):
             phases = {n[len(chart.metric):]: _last(rows, n) for n in names}
-            specs[signature] = vega_charts.phase_chart(phases, int(metrics["step"].max()), chart.title)
+            figure = charts.phase_chart(phases, int(metrics["step"].max()), chart.title)
         else:
-            specs[signature] = vega_charts.metric_chart(
-                rows, title=chart.title, color=charts.run_color(run.id), smoothing=smoothing if chart.smooth else 0.0,
-                log_y=chart.log_y, percent=chart.percent)
+            figure = charts.metric_chart(rows.assign(run_id=run.id), chart.metric, title=chart.title,
+                                         smoothing=smoothing if chart.smooth else 0.0, log_y=chart.log_y,
+                                         percent=chart.percent)
+        figures[signature] = (f"chart_{run.id}_{i}", chart.title, plotly_live.figure_data(figure))
     if run.live:
-        st.session_state[key] = {"specs": specs, "smoothing": smoothing}
-    return list(specs.values())
+        st.session_state[cache_key] = {"figures": figures, "smoothing": smoothing}
+    return list(figures.values())
 
 
 def _last(metrics: pd.DataFrame, name: str) -> float:

@@ -12,7 +12,7 @@ from rlcore import search, workloads
 from rlcore.config import ConfigError, label_of, parse_id
 from rlcore.runs import sweeps
 from rlcore.runs.store import Run, Store, StoreError, Sweep
-from ui import access, charts, fmt, router, runs_table, share, views
+from ui import access, charts, fmt, plotly_live, router, runs_table, share, views
 
 REFRESH_SECONDS = 2.0
 
@@ -144,6 +144,7 @@ def _chart(store: Store, workload: workloads.Workload, names: dict[str, str], sp
         metrics = store.metrics([r.id for r in runs])
         if len(metrics):
             labels = {r.id: f"{r.id}: {r.label}" for r in runs}
-            st.plotly_chart(charts.metric_chart(metrics, chart.metric, labels=labels, title=f"{chart.title}: every "
-                                                "member", log_y=chart.log_y, percent=chart.percent,
-                                                smoothing=0.6 if chart.smooth else 0.0), key="sweep_curves")
+            title = f"{chart.title}: every member"
+            plotly_live.chart(charts.metric_chart(metrics, chart.metric, labels=labels, title=title, log_y=chart.log_y,
+                                                  percent=chart.percent, smoothing=0.6 if chart.smooth else 0.0),
+                              key="sweep_curves", title=title)

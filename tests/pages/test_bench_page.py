@@ -1,9 +1,8 @@
 """The benchmark lab page: defaults, bad links, launching one bench run, and a stored bench's charts."""
 
-import json
 
 import pytest
-from pagetest import open_page, shown
+from pagetest import drawn_charts, open_page, shown
 
 from rlcore import bench
 from rlcore.config import BenchConfig
@@ -65,8 +64,7 @@ def test_a_stored_bench_shows_bars_with_speedups_the_crossover_and_no_gpu_in_pla
     store.finish(run_id, "done", summary={"cells": [], "environment": {}})
     at = bench_page({"run": str(run_id)})
     assert not at.exception
-    specs = {json.loads(c.proto.spec)["layout"]["title"]["text"]: json.loads(c.proto.spec)
-             for c in at.get("plotly_chart")}
+    specs = {figure["layout"]["title"]["text"]: figure for figure in drawn_charts(at).values()}
     bars = specs["dqn-act at batch 64, width 150"]
     assert [t["text"] for t in bars["data"]] == [["1.0x", "53.6x"]]  # over the slowest bar: 1500 / 28
     crossover = specs["Samples per second against batch size"]

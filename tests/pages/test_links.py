@@ -1,8 +1,7 @@
 """Share links people already hold keep opening what they showed: run views, comparisons, filled forms, presets."""
 
-import json
 
-from pagetest import open_page
+from pagetest import drawn_charts, open_page
 
 from rlcore import report
 
@@ -22,7 +21,7 @@ def test_old_run_and_comparison_links(store):
     assert not compare.exception and not compare.warning
     assert (compare.selectbox(key="metric").value, compare.radio(key="x").value,
             compare.slider(key="smoothing").value) == (report.LOSS, "wall", 0.3)
-    spec = json.loads(compare.get("plotly_chart")[0].proto.spec)
+    (spec,) = drawn_charts(compare).values()
     assert spec["layout"]["xaxis"]["title"]["text"] == "training seconds" and len(spec["data"]) == 4
 
 

@@ -27,7 +27,7 @@ def test_a_number_of_thousands_of_digits_in_a_link_is_one_sentence(store, page, 
 def test_a_form_number_of_thousands_of_digits_is_one_sentence_at_its_field(store):
     at = open_page("dqn", {"epochs": HUGE})
     assert not at.exception and at.button(key="launch").disabled
-    assert shown(at.error[0]) == "epochs must be a whole number of at most 40 digits, not a 5,000-digit number."
+    assert shown(at.error[0]) == "epochs must be a whole number of at most 4,000 digits, not a 5,000-digit number."
 
 
 def test_user_text_never_becomes_markup_emoji_icons_or_hover_templates():

@@ -1,10 +1,9 @@
 """The Runs page over a real store seeded directly: table, comparison from a link, bad links."""
 
-import json
 import re
 
 import pytest
-from pagetest import open_page, shown
+from pagetest import drawn_charts, open_page, shown
 
 from rlcore.runs.store import Store
 
@@ -33,7 +32,7 @@ def test_a_link_with_two_runs_compares_them(store):
     ids = seed_runs(store)
     at = runs_page({"runs": f"{ids[0]},{ids[2]}"})
     assert not at.exception
-    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    (spec,) = drawn_charts(at).values()
     named = [t["name"] for t in spec["data"] if t.get("showlegend") is not False]
     assert named == [f"{ids[0]}: naive", f"{ids[2]}: xla"]
     assert len(spec["data"]) == 4  # smoothed by default, so each run also has its faint raw line
@@ -46,7 +45,7 @@ def test_a_bad_link_warns_in_one_sentence_and_compares_nothing(store, value, war
     at = runs_page({"runs": value})
     assert not at.exception
     assert at.warning[0].value.startswith(warning)
-    assert not at.get("plotly_chart")
+    assert not drawn_charts(at)
 
 
 def test_label_filter_keeps_matching_runs(store):

@@ -4,7 +4,7 @@ import json
 import re
 
 import pytest
-from pagetest import APP, open_page, shown, vega_charts
+from pagetest import APP, drawn_charts, open_page, shown, values
 from streamlit.testing.v1 import AppTest
 
 from rlcore import report
@@ -86,12 +86,14 @@ def test_a_finished_dqn_run_shows_its_charts_summary_and_replay(store):
     replay = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     assert [s["layout"]["title"]["text"] for s in replay] == ["start"]
     assert len(replay[0]["frames"]) == 2  # the replay: one frame per board
-    charts = vega_charts(at)  # the run's own charts
+    charts = drawn_charts(at)  # the run's own charts, drawn in place
     assert set(charts) == {"loss", "env steps per second", "win rate (the book's test)", "where the time goes"}
-    loss, loss_data = charts["loss"]
-    assert len(loss["layer"]) == 4 and loss_data["value"].tolist() == [1.0 / s for s in range(1, 40)]
-    assert loss_data["shown"].iloc[-1] > loss_data["value"].iloc[-1]  # smoothed: behind the falling raw values
-    assert charts["where the time goes"][1]["phase"].tolist() == ["act", "train"]
+    raw, smoothed, newest = charts["loss"]["data"]
+    assert values(raw, "y") == pytest.approx([1.0 / s for s in range(1, 40)]) and raw["opacity"] == 0.25  # faint
+    assert values(smoothed, "y")[-1] > values(raw, "y")[-1]  # smoothed: behind the falling raw values
+    assert newest["mode"] == "text" and values(newest, "x") == [39]  # the newest value written at the line's end
+    assert charts["loss"]["layout"]["yaxis"]["type"] == "log"
+    assert charts["where the time goes"]["data"][0]["y"] == ["act", "train"]
     assert [m.value for m in at.metric] == ["90.0%", "250 steps/s", "4.0 s"]
     assert at.success[0].value.startswith("Converged: it won 90.0%")
     codes = [c.value for c in at.code]

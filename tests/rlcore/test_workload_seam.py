@@ -87,15 +87,15 @@ def test_a_toy_workload_runs_through_store_worker_cli_and_pages(toy_store):
     here = rlcore("toy", "--steps", "2", "--quiet")  # the CLI has a command for it too
     assert here.returncode == 0 and "Converged: score 0.75." in here.stdout, here.stderr
 
-    from pagetest import open_page, vega_charts  # the run view and the runs table/comparison, in AppTest
+    from pagetest import drawn_charts, open_page  # the run view and the runs table/comparison, in AppTest
 
     view = open_page("runs", {"run": str(first)})
     assert not view.exception
-    assert list(vega_charts(view)) == ["toy loss", "toy score"]
+    assert set(drawn_charts(view)) == {"toy loss", "toy score", "CPU cores busy"}  # its charts, and the machine's
     assert [m.value for m in view.metric] == ["96.9%"] and view.success[0].value.startswith("Converged")
     table = open_page("runs", {"runs": f"{first},{second}"})
     assert not table.exception
     assert list(table.dataframe[0].value["score"]) == pytest.approx([48.8, 96.875])  # in percent, newest first
-    spec = json.loads(table.get("plotly_chart")[0].proto.spec)
+    spec = drawn_charts(table)["loss"]
     assert [t["name"] for t in spec["data"] if t.get("showlegend") is not False] == [f"{first}: steps=5",
                                                                                       f"{second}: slow"]

@@ -135,7 +135,7 @@ def test_the_dashboard_can_restart_while_runs_go_on_and_its_view_catches_up(clus
     run_id = int(done.stdout.strip().splitlines()[-1])
     assert wait_final(store, run_id, timeout=180).status == "done"  # the service on the head carried it on
 
-    from pagetest import CARD, open_page, vega_charts
+    from pagetest import CARD, drawn_charts, open_page
 
     from ui import sidebar
 
@@ -143,7 +143,7 @@ def test_the_dashboard_can_restart_while_runs_go_on_and_its_view_catches_up(clus
     monkeypatch.setattr(sidebar, "device_card", lambda: CARD)
     view = open_page("dqn", {"run": str(run_id)})  # a new dashboard session sees the whole run
     assert not view.exception and view.subheader[0].value.endswith("— done")
-    assert len(vega_charts(view)) >= 3 and view.metric[0].label == "win rate"
+    assert len(drawn_charts(view)) >= 3 and view.metric[0].label == "win rate"
 
 
 def test_a_sweep_runs_its_members_on_the_cluster(cluster):

@@ -1,0 +1,72 @@
+"""Plotly charts drawn in place: a small component that owns one chart and calls ``Plotly.react`` on it whenever
+its figure changes, so a live chart keeps its DOM node and only its data is swapped.
+
+Why not ``st.plotly_chart`` for live charts: Streamlit 1.67 hashes a Plotly figure into its element id, so a chart
+whose data changed is unmounted and drawn from scratch on every tick (streamlit/streamlit#16052), which on a small
+machine costs the watched run its speed (docs/measurements/live_view_cost.md). This component is mounted once per
+key; each rerun hands it the new figure and its script calls ``Plotly.react``, which updates the drawn chart.
+
+plotly.js comes from the installed ``plotly`` package (its ``package_data/plotly.min.js``), served by Streamlit's
+component route: no CDN, so the lab works offline. The page loads it once, whatever the number of charts.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import plotly
+import plotly.graph_objects as go
+import streamlit.components.v1 as components_v1
+import streamlit.components.v2 as components_v2
+
+# A component declared only for its folder: Streamlit serves the files of a declared component's folder, and this
+# one is the installed plotly package's, which holds plotly.min.js.
+_PLOTLY_JS = components_v1.declare_component("rlcore_plotly_js", path=str(Path(plotly.__file__).parent /
+                                                                        "package_data"))
+PLOTLY_SRC = f"./component/{_PLOTLY_JS.name}/plotly.min.js"  # relative: any base path the app is served under
+
+_JS = """
+export default async function (component) {
+  const { data, parentElement } = component;
+  if (!window.Plotly) {
+    window.__rlcorePlotly = window.__rlcorePlotly || new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = data.src;
+      script.onload = resolve;
+      script.onerror = () => reject(new Error("plotly.js could not be loaded from " + data.src));
+      document.head.appendChild(script);
+    });
+    await window.__rlcorePlotly;
+  }
+  let chart = parentElement.querySelector("div.rlcore-chart");
+  if (!chart) {
+    chart = document.createElement("div");
+    chart.className = "rlcore-chart";
+    chart.setAttribute("data-testid", "rlcoreChart");
+    parentElement.appendChild(chart);
+  }
+  chart.setAttribute("data-title", data.title || "");
+  const figure = data.figure;
+  await window.Plotly.react(chart, figure.data, figure.layout, data.config);
+}
+"""
+_CHART = components_v2.component("rlcore.plotly_chart", js=_JS, isolate_styles=False)
+
+# What a user of TensorBoard or W&B expects of a chart: scroll to zoom (on x: the y axis is fixed), double-click to
+# reset, the camera button for a PNG, no Plotly logo; charts follow the page's width.
+CONFIG = {"responsive": True, "scrollZoom": True, "doubleClick": "reset+autosize", "displaylogo": False,
+          "modeBarButtonsToRemove": ["select2d", "lasso2d"], "toImageButtonOptions": {"format": "png", "scale": 2}}
+
+
+def figure_data(fig: go.Figure | dict[str, Any]) -> dict[str, Any]:
+    """A figure as plain JSON (numpy arrays as lists), as the component takes it."""
+    return json.loads(fig.to_json()) if isinstance(fig, go.Figure) else fig
+
+
+def chart(fig: go.Figure | dict[str, Any], key: str, title: str = "") -> None:
+    """Draw ``fig`` under ``key``: the first time a new chart, afterwards the same chart updated in place.
+    ``title`` names the chart for people and tests (``data-title`` on its node) whatever its figure's title."""
+    data = figure_data(fig)
+    _CHART(data={"figure": data, "src": PLOTLY_SRC, "config": CONFIG, "title": title}, key=key)
