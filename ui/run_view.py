@@ -192,6 +192,7 @@ def _figures(run: Run, metrics: pd.DataFrame, present: set[str], smoothing: floa
             figure = charts.phase_chart(phases, int(metrics["step"].max()), chart.title)
         else:
             figure = charts.metric_chart(rows.assign(run_id=run.id), chart.metric, title=chart.title,
+                                         labels={run.id: chart.title},
                                          smoothing=smoothing if chart.smooth else 0.0, log_y=chart.log_y,
                                          percent=chart.percent)
         figures[signature] = (f"chart_{run.id}_{i}", chart.title, plotly_live.figure_data(figure))

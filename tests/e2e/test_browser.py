@@ -58,7 +58,7 @@ def _shot(page: Page, name: str) -> None:
 def _expect_one_loss_chart(page: Page) -> None:
     # While the view switches from live to finished, the old chart can linger next to the new one for a
     # moment; settled, there is exactly one.
-    titles = page.locator("[data-testid='stVegaLiteChart'] .role-title-text text", has_text=re.compile("^loss$"))
+    titles = page.locator("[data-testid='rlcoreChart'][data-title='loss'] .gtitle", has_text=re.compile("^loss$"))
     expect(titles.first).to_be_visible(timeout=30_000)
     expect(titles).to_have_count(1, timeout=30_000)
 

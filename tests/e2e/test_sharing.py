@@ -132,7 +132,7 @@ def test_an_operator_launches_and_a_viewer_with_the_link_sees_the_run_and_no_con
     viewer = _open(browser, link)  # a fresh context: only the link
     expect(viewer.get_by_role("heading", name=heading).first).to_be_visible(timeout=60_000)
     # The heading is drawn before the charts (outside their fragment): under the suite's load they may follow later.
-    expect(viewer.locator("[data-testid='stVegaLiteChart']").first).to_be_visible(timeout=30_000)
+    expect(viewer.locator("[data-testid='rlcoreChart'] .main-svg").first).to_be_visible(timeout=30_000)
     expect(_write_buttons(viewer)).to_have_count(0)
     expect(viewer.get_by_role("button", name=re.compile("keras"))).to_have_count(0)
     expect(viewer.get_by_text(verdict)).to_be_visible()  # a viewer reads why

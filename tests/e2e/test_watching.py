@@ -14,23 +14,25 @@ import time
 import pytest
 from playwright.sync_api import Page, expect
 
-from devtools.browser import chromium, served_app, wait_for_app
+from devtools.browser import ROOT, chromium, served_app, wait_for_app
 from rlcore import report
 from rlcore.runs.store import Store
 from ui.run_view import CHART_SECONDS, DEFAULT_REFRESH, REFRESH_SECONDS
 
-# What a chart has drawn, read from its SVG (Vega-Lite, rendered as SVG): the text at the end of its line is the
-# newest value it drew. And a mark on the chart's <svg> element, which survives only if the chart is updated in
-# place rather than mounted anew (mounting anew is what made watching costly: docs/measurements/live_view_cost.md).
-CHART = """(title) => [...document.querySelectorAll("[data-testid='stVegaLiteChart']")]
-  .find(chart => chart.querySelector('.role-title-text text')?.textContent === title)"""
+# What a chart has drawn, read from Plotly's own record on the chart's node (gd.data: the traces it drew; the
+# last text trace is the newest value written at the end of the line), and a mark on that node, which survives only
+# if the chart is updated in place (Plotly.react) rather than mounted anew (what made watching costly:
+# docs/measurements/live_view_cost.md).
+CHART = """(title) => document.querySelector(`[data-testid='rlcoreChart'][data-title="${title}"]`)"""
 NEWEST = f"""(title) => {{
   const chart = ({CHART})(title);
-  return chart?.querySelector('.mark-text.role-mark text')?.textContent ?? null;
+  const text = chart?.data?.filter(t => t.mode === 'text').at(-1);
+  return text ? String(text.text[0]) : null;
 }}"""
-TAG = f"""(title) => {{ ({CHART})(title).querySelector('svg').__tagged = true; }}"""
-TAGGED = f"""(title) => ({CHART})(title)?.querySelector('svg')?.__tagged === true"""
+TAG = f"""(title) => {{ ({CHART})(title).__tagged = true; }}"""
+TAGGED = f"""(title) => ({CHART})(title)?.__tagged === true"""
 SPEED_CHART = "env steps per second"
+OUTPUT = ROOT / "test-output" / "e2e"
 
 
 @pytest.fixture(scope="module")
@@ -123,3 +125,52 @@ def test_a_written_row_reaches_the_chart_within_the_refresh_and_the_run_is_marke
     wait_for_app(page)
     expect(page.get_by_text(re.compile(r"A live view was open for \d"))).to_be_visible(timeout=20_000)
     expect(page.get_by_test_id("stMetricLabel").filter(has_text="(watched)").first).to_be_visible()
+
+
+def test_a_live_comparison_updates_its_chart_in_place_and_the_charts_answer_the_pointer(home, server, page):
+    store = Store(home)
+    live = _running_run(store)
+    other = store.create_run("dqn", {"epochs": 300}, label="other")
+    store.append_metrics(other, [(s, s / 100, report.ENV_STEPS_PER_S, 250.0) for s in range(100, 1100, 100)])
+    store.finish(other, "done", summary={"steps_per_second": 250.0, "win_rate": 0.5, "train_seconds": 10.0})
+    page.goto(f"{server}/runs?runs={live},{other}&metric=env+steps+per+second&smoothing=0")
+    wait_for_app(page)
+    compare = """() => document.querySelector("[data-testid='rlcoreChart'][data-title='env steps per second']")"""
+    page.wait_for_function(f"() => ({compare})()?.data?.length === 2", timeout=30_000)
+    page.evaluate(f"() => {{ ({compare})().__tagged = true; }}")
+    store.report(live, [(1100, 11.0, report.ENV_STEPS_PER_S, 355.0)], progress=0.4)
+    # The comparison refreshes while a member lives (no watched count to read here: the timeout is a hang guard).
+    drawn = f"() => ({compare})()?._fullData?.some(t => Array.from(t.x).includes(1100))"  # decoded, as drawn
+    page.wait_for_function(drawn, timeout=60_000)
+    assert page.evaluate(f"() => ({compare})().__tagged === true")  # the same node: Plotly.react swapped its data
+
+    # The run's own charts as a TensorBoard user expects them: a hover rule with the values, the wheel zooming the
+    # step axis only, a double-click resetting it, the smoothing slider working from the keyboard, log decades.
+    page.goto(f"{server}/dqn?run={live}&refresh=paused")
+    wait_for_app(page)
+    loss = "[data-testid='rlcoreChart'][data-title='loss']"
+    page.wait_for_selector(f"{loss} .main-svg", timeout=30_000)
+    plot = page.locator(f"{loss} .nsewdrag").first
+    box = plot.bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 0.6, box["y"] + box["height"] / 2)
+    expect(page.locator(f"{loss} .hoverlayer .hovertext, {loss} .hoverlayer .legend").first).to_be_visible()
+    before = page.evaluate(f"() => document.querySelector(\"{loss}\")._fullLayout.xaxis.range.slice()")
+    page.mouse.wheel(0, -400)
+    page.wait_for_timeout(500)
+    zoomed = page.evaluate(f"() => document.querySelector(\"{loss}\")._fullLayout.xaxis.range.slice()")
+    assert zoomed[1] - zoomed[0] < before[1] - before[0]  # zoomed in on steps
+    assert page.evaluate(f"() => document.querySelector(\"{loss}\")._fullLayout.yaxis.fixedrange") is True
+    plot.dblclick(position={"x": box["width"] * 0.6, "y": box["height"] / 2})
+    page.wait_for_timeout(500)
+    reset = page.evaluate(f"() => document.querySelector(\"{loss}\")._fullLayout.xaxis.range.slice()")
+    assert reset == pytest.approx(before, rel=1e-6)
+    ticks = page.evaluate(f"() => [...document.querySelectorAll(\"{loss} .ytick text\")].map(t => t.textContent)")
+    assert ticks and all(t.startswith("10") for t in ticks if t)  # one label per decade: 10⁻³, 10⁻², ...
+    smoothed = f"() => Array.from(document.querySelector(\"{loss}\")._fullData[1].y).at(-1)"
+    first = page.evaluate(smoothed)
+    slider = page.get_by_role("slider", name="smoothing (EMA)")
+    slider.focus()
+    slider.press("Home")  # no smoothing: the line is the raw values
+    page.wait_for_function(f"() => ({smoothed})() !== {first}", timeout=20_000)
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=OUTPUT / "run_view_plotly.png", full_page=True)

@@ -181,7 +181,7 @@ def tf_value(event):
 
 
 @pytest.mark.parametrize(("args", "sentence"), [
-    (["dqn", "--epochs", "9" * 5000], "error: epochs must be a whole number of at most 4,000 digits, not a 5,000-digit"),
+    (["dqn", "--epochs", "9" * 5000], "error: epochs must be a whole number of at most 4,000 digits, not a 5,000"),
     (["runs", "show", "9" * 5000], "error: run must be a run id like 3"),
     (["dqn", "--json", "x" * 5000 + ".json"], "error: --json cannot be written: File name too long"),
 ])
