@@ -1,6 +1,6 @@
-"""Benchmark lab: time TensorFlow patterns per batch size, width and device; see why; find the crossover."""
+"""A workload's page: its form (every field bound to the URL), Launch, and a run's view (?run=ID)."""
 
-from ui import bench_view, launch, router
+from ui import launch, router
 
 router.ensure()  # first: a page opened without the router hands the request to it
-launch.workload_page("bench", intro=bench_view.patterns_why)
+launch.workload_page("bench")

@@ -1,4 +1,4 @@
-"""HJB solver: the workload's form (every field bound to the URL), Launch, and a run's view (?run=ID)."""
+"""A workload's page: its form (every field bound to the URL), Launch, and a run's view (?run=ID)."""
 
 from ui import launch, router
 

@@ -122,6 +122,10 @@ class Workload:
     presets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     preset_param: str = "preset"
     preset_help: Mapping[str, str] = field(default_factory=dict)  # one sentence per preset: what it is for
+    icon: str = ":material/science:"  # its page's icon in the menu (a Material icon: emoji need a font)
+    # Named views the dashboard adds to this workload's pages beyond the generic ones (ui/extras.py knows them by
+    # name: a new workload reuses them, or has none, with no edit to the dashboard).
+    views: tuple[str, ...] = ()
     yardstick: str = ""  # how a result is judged, in a sentence or two (the form says it above the settings)
     describe: Callable[[Any, dict[str, Any]], str] | None = None  # the CLI's closing line(s)
     # Why this machine cannot run a valid config (a framework of an optional extra not installed), or None. Read
@@ -289,6 +293,7 @@ register(Workload(
             Chart(report.ENV_STEPS_PER_S, "env steps per second"),
             Chart(report.WIN_RATE, "win rate (the book's test)", percent=True),
             Chart(report.PHASE_PREFIX, "where the time goes")),
+    icon=":material/grid_view:", views=("replays",),
     outputs=(Output("--save-model", "model.keras", ".keras", "save the trained Keras network here (TensorFlow "
                     "styles; the pytorch style keeps model.pt among a stored run's files)",
                     styles=("naive", "eager", "graph", "xla", "turbo")),),
@@ -345,7 +350,7 @@ register(Workload(
             Chart(report.STEPS_PER_S, "steps per second"),
             Chart(report.HJB_MAX_REL_ERR_C, "max relative error of c", log_y=True, percent=True),
             Chart(report.HJB_MAX_REL_ERR_V, "max relative error of V", log_y=True, percent=True)),
-    presets=HJB_PRESETS,
+    presets=HJB_PRESETS, icon=":material/show_chart:", views=("solution",),
     preset_help={
         "seed": "The seed's own code: graph style, one step per call, batch 100, a fixed rate, 100,000 steps from a "
                 "flat start. The question's baseline, not its best.",
@@ -404,5 +409,5 @@ register(Workload(
     headlines=(Headline("best_steps_per_second", "fastest steps/s", "steps/s"),
                Headline("speedup", "fastest / slowest at one batch", "x"),
                Headline("train_seconds", "measuring time", "s", "lower")),
-    presets=BENCH_PRESETS, preset_param="workload",
+    presets=BENCH_PRESETS, preset_param="workload", icon=":material/speed:", views=("bench-cells", "bench-why"),
 ))

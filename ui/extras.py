@@ -62,14 +62,24 @@ def hjb_solution(store: Store, run: Run, metrics: pd.DataFrame) -> None:
 class Extras:
     charts: Callable[[Run, pd.DataFrame], None] | None = None  # replaces the generic charts, live and after
     finished: Callable[[Store, Run, pd.DataFrame], None] | None = None  # drawn under the finished run's numbers
+    intro: Callable[[str | None], None] | None = None  # drawn on the form under the preset (what the choice means)
 
 
-EXTRAS: dict[str, Extras] = {
-    "dqn": Extras(finished=dqn_replays),
-    "hjb": Extras(finished=hjb_solution),
-    "bench": Extras(charts=bench_view.live),
+# The views a workload can name in its ``views`` (rlcore.workloads); a workload naming none gets the generic view.
+VIEWS: dict[str, Extras] = {
+    "replays": Extras(finished=dqn_replays),
+    "solution": Extras(finished=hjb_solution),
+    "bench-cells": Extras(charts=bench_view.live),
+    "bench-why": Extras(intro=bench_view.patterns_why),
 }
 
 
 def of(kind: str) -> Extras:
-    return EXTRAS.get(kind, Extras())
+    """What a workload's named views add, merged."""
+    from rlcore import workloads
+
+    merged: dict[str, Callable | None] = {"charts": None, "finished": None, "intro": None}
+    for name in workloads.get(kind).views:
+        view = VIEWS.get(name, Extras())
+        merged = {k: v or getattr(view, k) for k, v in merged.items()}
+    return Extras(**merged)

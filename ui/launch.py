@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -11,12 +10,13 @@ from rlcore import workloads
 from rlcore.config import ConfigError
 from rlcore.runs import executor
 from rlcore.runs.store import Store, StoreError, store_error
-from ui import access, fmt, forms, run_view, share, sidebar
+from ui import access, extras, fmt, forms, run_view, share, sidebar
 
 
-def workload_page(kind: str, intro: Callable[[str | None], None] | None = None) -> None:
-    """The whole page of a workload. ``intro`` draws what the page explains about the chosen preset."""
+def workload_page(kind: str) -> None:
+    """The whole page of a workload (its form, or with ?run=ID a run's view); what it adds comes from its views."""
     workload = workloads.get(kind)
+    intro = extras.of(kind).intro
     store = access.store()
     st.title(workload.title)
     if run_view.show_from_url(store, kind):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from rlcore import workloads
 from rlcore.config import ConfigError
 from rlcore.runs.store import StoreError
 from ui import access, fmt, forms, sidebar
@@ -26,13 +27,17 @@ _run = threading.local()  # each session's script runs in its own thread, one ru
 STILL_PROGRESS = "<style>[data-testid='stProgress'] * { transition: none !important; }</style>"
 
 
+PAGES = Path(__file__).resolve().parents[1] / "pages"
+
+
 def pages() -> list[st.Page]:
-    # Material icons ship with Streamlit's frontend; emoji need a system font that headless browsers lack.
+    """Home, a page per workload that has one (``pages/<kind>.py``, titled and iconed by the registry), Sweeps and
+    Runs. Material icons ship with Streamlit's frontend; emoji need a system font that headless browsers lack."""
+    own = [st.Page(page_of(w.kind), title=w.title, icon=w.icon, url_path=w.kind)
+           for w in workloads.all_workloads() if page_of(w.kind)]
     return [
         st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
-        st.Page("pages/dqn.py", title="Gridworld DQN", icon=":material/grid_view:", url_path="dqn"),
-        st.Page("pages/hjb.py", title="HJB solver", icon=":material/show_chart:", url_path="hjb"),
-        st.Page("pages/bench.py", title="Benchmark lab", icon=":material/speed:", url_path="bench"),
+        *own,
         st.Page("pages/sweeps.py", title="Sweeps", icon=":material/grid_on:", url_path="sweeps"),
         st.Page("pages/runs.py", title="Runs", icon=":material/table_rows:", url_path="runs"),
     ]
@@ -45,9 +50,8 @@ def view_path(kind: str) -> str:
 
 
 def page_of(kind: str) -> str | None:
-    """The page file of a workload, when the app has one."""
-    path = f"pages/{kind}.py"
-    return path if any(page.url_path == kind for page in pages()) else None
+    """The page file of a workload, when the app has one (a two-line file: see pages/dqn.py)."""
+    return f"pages/{kind}.py" if (PAGES / f"{kind}.py").is_file() else None
 
 
 def run() -> None:
