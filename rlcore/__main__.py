@@ -1,3 +1,3 @@
-from rlcore.cli import main
+from rlcore.cli.main import main
 
 raise SystemExit(main(process=True))

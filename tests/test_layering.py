@@ -31,9 +31,9 @@ def test_rlcore_and_the_pure_ui_modules_never_import_streamlit():
 def test_what_the_dashboard_process_imports_never_imports_tensorflow():
     """The dashboard validates, stores and judges runs in its own process, which must stay free of TensorFlow."""
     code = ("import sys, rlcore.config, rlcore.gridworld, rlcore.report, rlcore.execution, rlcore.workloads, "
-            "rlcore.cli, rlcore.bench, rlcore.runs.store, rlcore.runs.worker, ui.views, ui.charts, "
-            "ui.fmt; "
-            "rlcore.cli.build_parser(); print('tensorflow' in sys.modules, 'keras' in sys.modules, "
+            "rlcore.cli.main, rlcore.cli.parser, rlcore.bench, rlcore.runs.store, rlcore.runs.worker, ui.views, "
+            "ui.charts, ui.fmt; "
+            "rlcore.cli.parser.build_parser(); print('tensorflow' in sys.modules, 'keras' in sys.modules, "
             "any(m in sys.modules for m in ('torch', 'jax', 'xprof')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "False False False"

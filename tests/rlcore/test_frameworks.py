@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from runwait import wait_final
 
-from rlcore import bench, cli, frameworks, report, search
+from rlcore import bench, frameworks, report, search
+from rlcore.cli.main import main as cli_main
 from rlcore.config import BenchConfig, ConfigError, DQNConfig
 from rlcore.runs import sweeps
 from rlcore.runs.store import Store
@@ -60,7 +61,7 @@ def test_the_framework_step_bench_measures_a_cell_per_framework_and_pattern_and_
 def test_without_the_extra_the_style_is_one_sentence_everywhere(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(frameworks, "version", lambda name: None)
     monkeypatch.setenv("RLCORE_HOME", str(tmp_path))
-    assert cli.main(["dqn", "--exec", "pytorch", "--epochs", "3"]) == 2
+    assert cli_main(["dqn", "--exec", "pytorch", "--epochs", "3"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["error: The pytorch style needs PyTorch, which is not installed: .venv/bin/pip install -r "
                    "requirements-frameworks.txt (the frameworks extra)."]

@@ -1,0 +1,114 @@
+"""The commands and their flags, generated from the workload registry and the configs."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+
+from rlcore import workloads
+from rlcore.cli.common import (
+    _add_config_flags,
+    _Parser,
+)
+from rlcore.runs import executor as executors
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m rlcore", description="TF Training Lab: train and measure from the shell.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    for workload in workloads.all_workloads():
+        cmd = sub.add_parser(workload.kind, help=workload.title, description=workload.description)
+        fields = {f.name for f in dataclasses.fields(workload.config)}
+        if workload.presets and workload.preset_param not in fields:
+            cmd.add_argument(f"--{workload.preset_param}", choices=list(workload.presets),
+                             default=workload.default_preset,
+                             help=f"named defaults; explicit flags override them (default: {workload.default_preset})")
+        _add_config_flags(cmd, workload)
+        out = cmd.add_argument_group("Output")
+        out.add_argument("--json", metavar="FILE", help="write the result as JSON here (default: none)")
+        for output in workload.outputs:
+            out.add_argument(output.flag, metavar="FILE" + output.suffix, help=f"{output.help} (default: none)")
+        out.add_argument("--quiet", action="store_true", help="no progress bar (default: off)")
+        out.add_argument("--detach", action="store_true",
+                         help="queue the run for a background worker and print its id (default: run here)")
+        out.add_argument("--label", default="", help="a name for the stored run (default: made from its settings)")
+        out.add_argument("--executor", choices=executors.names(), default=None,
+                         help="with --detach: where the run executes (default: $RLCORE_EXECUTOR, else local)")
+
+    kinds = [w.kind for w in workloads.all_workloads()]
+    sweep = sub.add_parser(
+        "sweep", help="run a grid or random search over settings x seeds, and say which setting wins",
+        description="A sweep is one workload, fixed values (--set), value lists whose product is the grid (--grid), "
+                    "ranges drawn --random times (--range), times a list of seeds. Names are the workload's flag "
+                    "names (exec, lr, turbo-lr); values are checked like the flags'. Every member is validated "
+                    "before anything is queued. Free-text fields (the bench's batch list) separate values with |.",
+        epilog="example: python -m rlcore sweep dqn --set exec=turbo --grid turbo-lr=3e-3,1e-2,3e-2 "
+               "--grid turbo-games=128,512 --seeds 0,1,2")
+    sweep.add_argument("kind", choices=kinds, help="the workload")
+    sweep.add_argument("--preset", help="named defaults of the workload (HJB: seed, accurate)")
+    sweep.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a fixed value")
+    sweep.add_argument("--grid", action="append", default=[], metavar="NAME=V1,V2",
+                       help="values to try; several --grid give their product")
+    sweep.add_argument("--random", default="0", metavar="N", help="random draws from the --range settings")
+    sweep.add_argument("--range", action="append", default=[], metavar="NAME=SCALE:LO:HI",
+                       help="where a draw comes from: uniform:0:1, log:1e-4:1e-2, int:32:256, logint:16:1024, "
+                            "choice:static,player")
+    sweep.add_argument("--seeds", default="", metavar="0,1,2", help="run every setting once per seed")
+    sweep.add_argument("--sweep-seed", default="0", metavar="S", help="seed of the random draws (default: 0)")
+    sweep.add_argument("--label", default="", help="a name for the sweep")
+    sweep.add_argument("--executor", choices=executors.names(), default=None,
+                       help="where the members execute (default: $RLCORE_EXECUTOR, else local)")
+    sweep.add_argument("--detach", action="store_true", help="queue the members and print the sweep's id")
+    sweep.add_argument("--json", metavar="FILE", help="write the sweep and its results per setting as JSON here")
+    sweep.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    sweeps = sub.add_parser("sweeps", help="list, show, cancel, export or delete stored sweeps")
+    sweeps_sub = sweeps.add_subparsers(dest="sweeps_command", required=True, parser_class=_Parser)
+    sweeps_sub.add_parser("list", help="every sweep, newest first").add_argument("--json", action="store_true")
+    sweeps_show = sweeps_sub.add_parser("show", help="a sweep's members and its results per setting")
+    sweeps_show.add_argument("id")
+    sweeps_show.add_argument("--json", action="store_true", help="print JSON (default: a table)")
+    sweeps_export = sweeps_sub.add_parser("export", help="a sweep's results per setting as CSV")
+    sweeps_export.add_argument("id")
+    sweeps_export.add_argument("--csv", required=True, metavar="FILE")
+    for name, text in (("cancel", "cancel every live member"), ("delete", "delete the sweep and its runs")):
+        sweeps_sub.add_parser(name, help=text).add_argument("id")
+
+    runs = sub.add_parser("runs", help="list, show, export, cancel, label or delete stored runs ($RLCORE_HOME)")
+    runs_sub = runs.add_subparsers(dest="runs_command", required=True, parser_class=_Parser)
+    runs_list = runs_sub.add_parser("list", help="every run, newest first")
+    runs_list.add_argument("--json", action="store_true", help="print JSON (default: a table)")
+    runs_show = runs_sub.add_parser("show", help="one run: status, verdict, error, config, summary")
+    runs_show.add_argument("id")
+    runs_show.add_argument("--json", action="store_true", help="print JSON (default: text)")
+    runs_export = runs_sub.add_parser("export", help="a run's metrics as CSV, or as TensorBoard event files (with "
+                                                     "its profile) for tensorboard --logdir")
+    runs_export.add_argument("id")
+    runs_export.add_argument("--csv", metavar="FILE", help="where to write the CSV")
+    runs_export.add_argument("--tensorboard", metavar="DIR",
+                             help="a folder to write the run's scalars and profile into (made if missing)")
+    for name, text in (("cancel", "stop a queued or running run"), ("delete", "delete a run, its metrics and files")):
+        runs_sub.add_parser(name, help=text).add_argument("id")
+    for name, text in (("label", "rename a run"), ("notes", "replace a run's notes")):
+        cmd = runs_sub.add_parser(name, help=text)
+        cmd.add_argument("id")
+        cmd.add_argument("text")
+
+    sub.add_parser("operator-hash", help="ask for an operator passphrase and print the hash line the dashboard needs",
+                   description="Reads a passphrase (twice at a terminal, one line from a pipe) and prints the line "
+                               "to set (RLCORE_OPERATOR_HASH=...) or to paste into .streamlit/secrets.toml. The "
+                               "passphrase itself is never printed or stored.")
+
+    cluster = sub.add_parser("cluster", help="show the Ray cluster the Ray executor uses (nodes, CPUs, GPUs)")
+    cluster.add_argument("--address", help="the cluster (default: $RLCORE_RAY_ADDRESS, else the local one)")
+    cluster.add_argument("--json", action="store_true", help="print JSON")
+
+    devices = sub.add_parser("devices", help="show the CPU, GPUs and TensorFlow version this machine offers")
+    devices.add_argument("--json", action="store_true", help="print JSON instead of text (default: off)")
+    for name in (*kinds, "sweep", "devices", "cluster"):
+        sub.choices[name].add_argument("--verbose", action="store_true",
+                                       help="show TensorFlow's own log lines on stderr (default: hidden)")
+    return parser
+
+

@@ -1,0 +1,275 @@
+"""Runs and sweeps in the store: list, show, export, cancel, label, delete; a sweep launched and followed."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rlcore import workloads
+from rlcore.cli.common import (
+    _fail,
+    printable,
+    writable_dir,
+    writable_path,
+)
+from rlcore.cli.train import _write
+from rlcore.config import (
+    LABEL_MAX,
+    ConfigError,
+    check_text,
+    label_of,
+    parse_id,
+    parse_int,
+)
+
+
+def _pairs(texts: list[str], flag: str) -> list[tuple[str, str]]:
+    pairs = []
+    for text in texts:
+        name, sep, value = text.partition("=")
+        if not sep or not name.strip():
+            raise ConfigError(f"{flag} needs NAME=VALUE, not {text[:40]!r}.", flag)
+        pairs.append((name, value))
+    return pairs
+
+
+def _run_sweep(args: argparse.Namespace) -> int:
+    from rlcore import search
+    from rlcore.runs import sweeps
+    from rlcore.runs.store import Store
+
+    workload = workloads.get(args.kind)
+    try:
+        if args.preset is not None and args.preset not in workload.presets:
+            raise ConfigError(f"--preset must be one of {', '.join(workload.presets) or 'nothing here'}, not "
+                              f"{args.preset!r}.")
+        base, parsed = search.collect(workload, _pairs(args.set, "--set"), _pairs(args.grid, "--grid"),
+                                      _pairs(args.range, "--range"), args.seeds)
+        space = search.Space(parsed.grid, parsed.ranges, parse_int(args.random, "--random"), parsed.seeds,
+                             parse_int(args.sweep_seed, "--sweep-seed"))
+        label = check_text(args.label, "label", LABEL_MAX)
+        json_path = writable_path(args.json, "--json") if args.json is not None else None
+        store = Store()
+        sweep_id, run_ids = sweeps.create(store, workload.kind, base, space, label=label, preset=args.preset,
+                                          engine=args.executor)
+    except ConfigError as e:
+        return _fail(str(e))
+    print(f"queued sweep {sweep_id}: {len(run_ids):,} runs ({run_ids[0]}–{run_ids[-1]}) in {store.path}; follow it "
+          f"with: python -m rlcore sweeps show {sweep_id}")
+    if args.detach:
+        print(sweep_id)
+        return 0
+    _follow_sweep(store, sweep_id, run_ids, quiet=args.quiet)
+    return _show_sweep(store, sweep_id, as_json=False, json_path=json_path)
+
+
+def _follow_sweep(store: Any, sweep_id: int, run_ids: list[int], quiet: bool) -> None:
+    """One progress bar over the members until every one has ended; Ctrl-C cancels the sweep."""
+    import time
+
+    from tqdm import tqdm
+
+    bar = None if quiet else tqdm(total=len(run_ids), unit="run", dynamic_ncols=True, file=sys.stderr)
+    try:
+        while True:
+            runs = store.sweep_runs(sweep_id)
+            ended = sum(not r.live for r in runs)
+            if bar is not None:
+                bar.n = ended
+                live = next((r for r in runs if r.status == "running"), None)
+                bar.set_postfix_str(printable(f"now: {live.label}" if live else ""), refresh=True)
+            if ended == len(runs):
+                break
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        store.cancel_sweep(sweep_id)
+        print(f"\ncancelled sweep {sweep_id}", file=sys.stderr)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _show_sweep(store: Any, sweep_id: int, *, as_json: bool, json_path: Path | None = None) -> int:
+    from rlcore import search
+    from rlcore.runs import sweeps
+
+    sweep = store.get_sweep(sweep_id)
+    if sweep is None:
+        return _fail(f"sweep {sweep_id} does not exist in {store.path}.")
+    workload = workloads.get(sweep.kind)
+    runs = store.sweep_runs(sweep_id)
+    rows = sweeps.results(store, sweep, runs)
+    top = search.best(workload, rows)
+    document = {"sweep": sweeps.to_dict(sweep), "runs": {r.id: r.status for r in runs},
+                "counts": sweeps.status_counts(runs), "results": sweeps.results_rows(sweep, rows),
+                "best": top.setting if top else None, "best_by": workload.headlines[0].key}
+    if json_path:
+        _write(json_path, json.dumps(document, indent=2).encode(), "--json")
+    if as_json:
+        print(json.dumps(document, indent=2))
+        return 0
+    counts = ", ".join(f"{n} {status}" for status, n in document["counts"].items())
+    print(printable(f"sweep {sweep.id} ({sweep.kind}, {sweep.label}): {len(runs):,} runs — {counts}"))
+    print(_results_text(workload, rows, top))
+    return 0
+
+
+def _results_text(workload: workloads.Workload, rows: list[Any], top: Any) -> str:
+    from rlcore.config import number_text
+
+    def show(h: workloads.Headline, mean: float | None, spread: float | None) -> str:
+        return "–" if mean is None else f"{h.text(mean)} ± {h.text(spread or 0.0)}"
+
+    names = {f.name: label_of(f) for f in dataclasses.fields(workload.config)}
+    header = [*(names.get(k, k) for k in (rows[0].setting if rows else {})), "runs",
+              *(h.label for h in workload.headlines)]
+    lines = [header]
+    for r in rows:
+        lines.append([*(str(v) for v in r.setting.values()), f"{r.done}/{r.runs}",
+                      *(show(h, r.means[h.key], r.spreads[h.key]) for h in workload.headlines)])
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    text = "\n".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)) for line in lines)
+    if top is not None:
+        setting = " ".join(f"{names.get(k, k)}={v}" for k, v in top.setting.items())
+        h = workload.headlines[0]
+        text += (f"\nbest by {h.label} ({h.better} is better): {setting} "
+                 f"({show(h, top.means[h.key], top.spreads[h.key])} over {number_text(top.done)} runs)")
+    return text
+
+
+def _run_sweeps(args: argparse.Namespace) -> int:
+    from rlcore.runs import sweeps
+    from rlcore.runs.store import Store
+
+    store = Store()
+    if args.sweeps_command == "list":
+        listed = store.list_sweeps()
+        if args.json:
+            print(json.dumps([sweeps.to_dict(s) for s in listed], indent=2))
+        elif not listed:
+            print(f"no sweeps yet in {store.path}; start one with: python -m rlcore sweep --help")
+        if listed and not args.json:
+            print(f"{'id':>4}  {'kind':5}  {'runs':>10}  {'status':30}  label")
+        for s in [] if args.json else listed:
+            counts = sweeps.status_counts(store.sweep_runs(s.id))
+            print(printable(f"{s.id:>4}  {s.kind:5}  {sum(counts.values()):>5} runs  "
+                            f"{', '.join(f'{n} {k}' for k, n in counts.items()):30}  {s.label[:60]}"))
+        return 0
+    try:
+        sweep_id = parse_id(args.id, "sweep")
+    except ConfigError as e:
+        return _fail(str(e))
+    if store.get_sweep(sweep_id) is None:
+        return _fail(f"sweep {sweep_id} does not exist in {store.path}.")
+    if args.sweeps_command == "show":
+        return _show_sweep(store, sweep_id, as_json=args.json)
+    if args.sweeps_command == "export":
+        try:
+            path = writable_path(args.csv, "--csv")
+        except ConfigError as e:
+            return _fail(str(e))
+        sweep = store.get_sweep(sweep_id)
+        rows = sweeps.results(store, sweep)
+        path.write_text(sweeps.export_csv(sweep, rows))
+        print(f"wrote the results of {len(rows):,} settings of sweep {sweep_id} to {path}")
+        return 0
+    if args.sweeps_command == "cancel":
+        running = store.cancel_sweep(sweep_id)
+        print(f"sweep {sweep_id}: queued members cancelled" + (f"; runs {', '.join(map(str, running))} stop at their "
+                                                              "next report" if running else ""))
+        return 0
+    try:
+        store.delete_sweep(sweep_id)
+    except ValueError as e:
+        return _fail(str(e))
+    print(f"deleted sweep {sweep_id} and its runs")
+    return 0
+
+
+def _run_runs(args: argparse.Namespace) -> int:
+    from rlcore.runs.executor import cancel
+    from rlcore.runs.store import Store
+
+    store = Store()
+    if args.runs_command == "list":
+        runs = store.list_runs()
+        if args.json:
+            print(json.dumps([_run_brief(r) for r in runs], indent=2))
+        elif not runs:
+            print(f"no runs yet in {store.path}; start one with --detach, e.g. python -m rlcore dqn --detach")
+        else:
+            print(f"{'id':>4}  {'kind':5}  {'status':9}  {'style':9}  {'device':6}  label")
+            for r in runs:
+                style = workloads.style_column(r.config)
+                print(printable(f"{r.id:>4}  {r.kind:5}  {r.status:9}  {style:9}  {r.config.get('device', ''):6}  "
+                                f"{r.label[:80]}"))
+        return 0
+    try:
+        run_id = parse_id(args.id)
+    except ConfigError as e:
+        return _fail(str(e))
+    run = store.get_run(run_id)
+    if run is None:
+        return _fail(f"run {run_id} does not exist in {store.path}.")
+    if args.runs_command == "show":
+        verdict = _verdict(run)
+        details = run.to_dict() | {"verdict": verdict, "metric_rows": store.metric_count(run.id)}
+        if args.json:
+            print(json.dumps(details, indent=2))
+        else:
+            print(printable(f"run {run.id} ({run.kind}, {run.label}): {run.status}"
+                            + (f" — {run.error}" if run.error else "") + f"; {details['metric_rows']:,} metric rows"))
+            if verdict:
+                print(printable(verdict["text"]))
+        return 0
+    if args.runs_command == "export":
+        if (args.csv is None) == (args.tensorboard is None):
+            return _fail("runs export needs one of --csv FILE or --tensorboard DIR.")
+        try:
+            path = writable_path(args.csv, "--csv") if args.csv is not None else writable_dir(args.tensorboard,
+                                                                                               "--tensorboard")
+        except ConfigError as e:
+            return _fail(str(e))
+        if args.csv is not None:
+            store.metrics(run.id).to_csv(path, index=False)
+            print(f"wrote {store.metric_count(run.id):,} metric rows of run {run.id} to {path}")
+            return 0
+        from rlcore.export import to_tensorboard
+
+        written = to_tensorboard(run, store.metrics(run.id), store.run_dir(run.id), path)
+        print(f"wrote {written['scalars']:,} scalars of run {run.id}" + (
+            f" and its profile ({written['profile_files']} files)" if written["profile_files"] else "") +
+            f" to {written['logdir']}; open them with: tensorboard --logdir {path}")
+        return 0
+    if args.runs_command == "cancel":
+        print(f"run {run.id}: {cancel(store, run.id)}")
+        return 0
+    try:
+        if args.runs_command == "label":
+            store.set_label(run.id, args.text)
+        elif args.runs_command == "notes":
+            store.set_notes(run.id, args.text)
+        else:
+            store.delete_run(run.id)
+    except (ConfigError, ValueError) as e:
+        return _fail(str(e))
+    print(f"{'deleted' if args.runs_command == 'delete' else 'updated'} run {run.id}")
+    return 0
+
+
+def _verdict(run: Any) -> dict[str, str] | None:
+    if run.status not in ("done", "cancelled") or not run.summary:
+        return None
+    workload = workloads.get(run.kind)
+    return dataclasses.asdict(workload.judge(workload.make_config(run.config), run.summary))
+
+
+def _run_brief(run: Any) -> dict[str, Any]:
+    return {k: getattr(run, k) for k in ("id", "kind", "status", "label", "preset", "created", "started", "finished",
+                                         "error")} | {"verdict": _verdict(run)}
+
+
