@@ -290,6 +290,14 @@ class DQNConfig:
                               "profile")
 
     @property
+    def turbo(self) -> TurboSettings:
+        """Turbo's settings as one object (turbo is a second algorithm: double DQN, its own Adam and replay ring).
+        They stay flat fields of the config for the form, the CLI's flags, links and stored runs, which all name
+        them ``turbo_*``."""
+        return TurboSettings(**{f.name.removeprefix("turbo_"): getattr(self, f.name) for f in dataclasses.fields(self)
+                                if f.name.startswith("turbo_")})
+
+    @property
     def most_training_moves(self) -> int:
         """The most moves that train in the book's loop: every game at its longest, after the replay warm-up."""
         return max(0, self.epochs * self.max_moves - self.warmup - 1)
@@ -298,6 +306,28 @@ class DQNConfig:
     def warmup(self) -> int:
         """Training starts once more than this many transitions are stored (the book's strict >)."""
         return self.batch_size
+
+
+@dataclass(frozen=True)
+class TurboSettings:
+    """What only turbo reads: the ``turbo_*`` settings of a DQN config, without their prefix (``cfg.turbo.lr``)."""
+
+    games: int
+    updates: int
+    chunk: int
+    batch: int
+    memory: int
+    hidden1: int
+    hidden2: int
+    lr: float
+    noise: float
+    sync: int
+    eps_start: float
+    eps_end: float
+    eps_steps: int
+    pit_ends: str
+    double: str
+    xla: str
 
 
 HJB_EXEC_MODES = ("eager", "graph", "xla")

@@ -60,11 +60,11 @@ class TurboAgent:
 
     def __init__(self, cfg: DQNConfig) -> None:
         self.cfg = cfg
-        n, capacity = cfg.turbo_games, cfg.turbo_memory
-        self.online = build_q_network(cfg.turbo_hidden1, cfg.turbo_hidden2, cfg.seed)
-        self.target = build_q_network(cfg.turbo_hidden1, cfg.turbo_hidden2, cfg.seed)
+        n, capacity = cfg.turbo.games, cfg.turbo.memory
+        self.online = build_q_network(cfg.turbo.hidden1, cfg.turbo.hidden2, cfg.seed)
+        self.target = build_q_network(cfg.turbo.hidden1, cfg.turbo.hidden2, cfg.seed)
         copy_weights(self.online, self.target)
-        self.optimizer = InGraphAdam(self.online.trainable_variables, cfg.turbo_lr)
+        self.optimizer = InGraphAdam(self.online.trainable_variables, cfg.turbo.lr)
         self.rng = tf.random.Generator.from_seed(cfg.seed)
         # The boards games start on (the mode's valid boards); a variable: XLA would fold a constant.
         self.table = tf.Variable(gtf.start_boards(cfg.mode), trainable=False)
@@ -83,7 +83,7 @@ class TurboAgent:
         self.games = tf.Variable(0, dtype=tf.int64)
         self.online_layers = self._dense_layers(self.online)
         self.target_layers = self._dense_layers(self.target)
-        self.chunk = tf.function(self._chunk, jit_compile=cfg.turbo_xla == "on", autograph=False)
+        self.chunk = tf.function(self._chunk, jit_compile=cfg.turbo.xla == "on", autograph=False)
         self.q_values_fn = tf.function(lambda s: self.online(s, training=False), input_signature=[STATES])
 
     @staticmethod
@@ -104,16 +104,16 @@ class TurboAgent:
 
     def _epsilon(self) -> tf.Tensor:
         cfg = self.cfg
-        frac = tf.minimum(tf.cast(self.collected, tf.float32) / float(max(cfg.turbo_eps_steps, 1)), 1.0)
-        return cfg.turbo_eps_start + frac * (cfg.turbo_eps_end - cfg.turbo_eps_start)
+        frac = tf.minimum(tf.cast(self.collected, tf.float32) / float(max(cfg.turbo.eps_steps, 1)), 1.0)
+        return cfg.turbo.eps_start + frac * (cfg.turbo.eps_end - cfg.turbo.eps_start)
 
     def _noisy(self, boards: tf.Tensor) -> tf.Tensor:
-        noise = self.rng.uniform([tf.shape(boards)[0], STATE_SIZE], dtype=tf.float32) * self.cfg.turbo_noise
+        noise = self.rng.uniform([tf.shape(boards)[0], STATE_SIZE], dtype=tf.float32) * self.cfg.turbo.noise
         return gtf.encode(boards, noise)
 
     def _collect(self) -> tf.Tensor:
         """One move in each of the N games; store the transitions; start new games where one ended."""
-        cfg, n = self.cfg, self.cfg.turbo_games
+        cfg, n = self.cfg, self.cfg.turbo.games
         boards = self.boards.read_value()
         greedy = tf.argmax(self._q(self.online_layers, self._noisy(boards)), axis=1, output_type=tf.int32)
         coins = self.rng.uniform([n, 2])  # explore?, and which random action
@@ -125,15 +125,15 @@ class TurboAgent:
         # The book marks only the goal as terminal (a pit bootstraps from the board it fell into); by default
         # turbo ends the value at the pit too, the usual DQN target. The move cap is a time limit, not terminal.
         over = tf.not_equal(rewards, gw.REWARD_STEP)
-        terminal = over if cfg.turbo_pit_ends == "on" else won
+        terminal = over if cfg.turbo.pit_ends == "on" else won
         ended = over | (moves >= cfg.max_moves)
 
-        slots = (self.mem_next + tf.range(n)) % cfg.turbo_memory
+        slots = (self.mem_next + tf.range(n)) % cfg.turbo.memory
         rows = tf.concat([boards, after, actions[:, None], tf.cast(rewards, tf.int32)[:, None],
                           tf.cast(terminal, tf.int32)[:, None]], axis=1)
         self.memory.scatter_nd_update(slots[:, None], rows)
-        self.mem_next.assign((self.mem_next + n) % cfg.turbo_memory)
-        self.mem_size.assign(tf.minimum(self.mem_size + n, cfg.turbo_memory))
+        self.mem_next.assign((self.mem_next + n) % cfg.turbo.memory)
+        self.mem_size.assign(tf.minimum(self.mem_size + n, cfg.turbo.memory))
 
         fresh = gtf.random_boards(self.rng, n, self.table)
         self.boards.assign(tf.where(ended[:, None], fresh, after))
@@ -144,7 +144,7 @@ class TurboAgent:
     def _update(self) -> tf.Tensor:
         """One gradient step on a batch from the ring (Double DQN when on); sync the target every S updates."""
         cfg = self.cfg
-        b = cfg.turbo_batch
+        b = cfg.turbo.batch
         rows = tf.gather(self.memory, self.rng.uniform([b], 0, self.mem_size, dtype=tf.int32))
         states = self._noisy(tf.concat([rows[:, 0:4], rows[:, 4:8]], axis=0))  # s1 then s2, fresh noise
         a = rows[:, 8]
@@ -154,7 +154,7 @@ class TurboAgent:
             # One online pass over s1 and s2 together; only the s1 half reaches the loss's gradient.
             q_online = self._q(self.online_layers, states)
             q1 = tf.gather(q_online[:b], a, batch_dims=1)
-            if cfg.turbo_double == "on":
+            if cfg.turbo.double == "on":
                 a2 = tf.argmax(q_online[b:], axis=1, output_type=tf.int32)
                 q2 = tf.gather(q2_target, a2, batch_dims=1)
             else:
@@ -164,7 +164,7 @@ class TurboAgent:
         grads = tape.gradient(loss, self.online.trainable_variables)
         self.optimizer.apply(grads)
         self.updates.assign_add(1)
-        sync = tf.equal(self.updates % cfg.turbo_sync, 0)
+        sync = tf.equal(self.updates % cfg.turbo.sync, 0)
         for t, o in zip(self.target.weights, self.online.weights, strict=True):
             t.assign(tf.where(sync, o, t))  # a select, not a branch: cheap for a net this size, XLA-friendly
         return loss
@@ -174,17 +174,17 @@ class TurboAgent:
         cfg = self.cfg
 
         def train() -> tf.Tensor:
-            if cfg.turbo_updates == 1:
+            if cfg.turbo.updates == 1:
                 return self._update()
-            _, total = tf.while_loop(lambda k, total: k < cfg.turbo_updates,
+            _, total = tf.while_loop(lambda k, total: k < cfg.turbo.updates,
                                      lambda k, total: (k + 1, total + self._update()), (0, tf.constant(0.0)))
             return total
 
         def body(i, total, count):
             with tf.control_dependencies([self._collect()]):
-                ready = self.mem_size >= cfg.turbo_batch
+                ready = self.mem_size >= cfg.turbo.batch
             loss = tf.cond(ready, train, lambda: tf.constant(0.0))
-            return i + 1, total + loss, count + tf.where(ready, float(cfg.turbo_updates), 0.0)
+            return i + 1, total + loss, count + tf.where(ready, float(cfg.turbo.updates), 0.0)
 
         # Explicit control flow, traced without autograph: converting Keras's optimizer code took seconds.
         # The counter is a loop variable, not tf.range: XLA would compile a new program for every length.
@@ -205,7 +205,7 @@ def train(cfg: DQNConfig, reporter: report.Reporter | None = None) -> TurboResul
     stopped = not reporter.on_record(report.Record(0, 0.0, {}, 0.0, report.COMPILING))
     with tf.device(check_device(cfg.device)):
         agent = TurboAgent(cfg)
-        cache = xla_cache_dir() if cfg.turbo_xla == "on" else None
+        cache = xla_cache_dir() if cfg.turbo.xla == "on" else None
         cached_before = xla_cache_snapshot(cache)
         start = time.perf_counter()
         agent.chunk(tf.constant(0))  # traces and compiles the whole loop without moving
@@ -216,13 +216,13 @@ def train(cfg: DQNConfig, reporter: report.Reporter | None = None) -> TurboResul
 
         window = report.Window(report.ENV_STEPS_PER_S)
         train_seconds, last_report, losses = 0.0, 0.0, []
-        chunk = tf.constant(cfg.turbo_chunk)
+        chunk = tf.constant(cfg.turbo.chunk)
         # A profiled window of calls after the first, left out of the time budget and the speed.
         capture = profiling.window(cfg.profile, start=1)
         profiled_steps = 0  # env steps collected in profiled calls
 
         def timed_steps() -> int:
-            return int(agent.collected) * cfg.turbo_games - profiled_steps
+            return int(agent.collected) * cfg.turbo.games - profiled_steps
 
         while train_seconds < budget and not stopped:
             calls = capture.excluded_steps
@@ -230,7 +230,7 @@ def train(cfg: DQNConfig, reporter: report.Reporter | None = None) -> TurboResul
             with capture.step():
                 loss = float(agent.chunk(chunk))  # fetching the loss waits for the chunk to finish
             if capture.excluded_steps != calls:
-                profiled_steps += cfg.turbo_chunk * cfg.turbo_games
+                profiled_steps += cfg.turbo.chunk * cfg.turbo.games
             else:
                 train_seconds += time.perf_counter() - t
             window.add_loss(loss)
