@@ -159,7 +159,7 @@ def test_launch_watch_and_share_a_tiny_dqn_run(server, browser):
 
     runs = _open(browser, f"{server}/runs?runs=1", errors)
     expect(runs.get_by_role("heading", name="One run ticked")).to_be_visible()
-    expect(runs.locator("[data-testid='stPlotlyChart'] .js-plotly-plot")).to_be_visible()
+    expect(runs.locator("[data-testid='rlcoreChart'] .main-svg").first).to_be_visible(timeout=30_000)
     _shot(runs, "runs_compare")
     for name, path in (("home", "/"), ("hjb_form", "/hjb?preset=accurate"), ("bench_form", "/bench?workload=dqn-act")):
         other = _open(browser, f"{server}{path}", errors)
