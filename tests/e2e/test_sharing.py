@@ -219,6 +219,14 @@ def _can_make_namespaces() -> bool:
         subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode == 0
 
 
+# A dummy interface where the kernel has the module, else a veth pair with both ends inside the namespace: either
+# way the test address is connected to nothing (Streamlit's probes for its addresses go nowhere).
+_INTERFACE = ("{ ip link add d0 type dummy 2>/dev/null || { ip link add d0 type veth peer name d1 && "
+              "ip link set d1 up; }; }")
+_NAMESPACE_SETUP = (f"ip link set lo up && {_INTERFACE} && ip addr add 10.77.0.2/24 dev d0 && ip link set d0 up && "
+                    "ip route add default dev d0 && exec \"$0\" \"$@\"")
+
+
 @pytest.mark.skipif(not _can_make_namespaces(), reason="a network namespace of its own needs root and unshare")
 def test_the_readme_s_sharing_recipe_answers_at_the_network_url_it_prints_as_a_viewer(tmp_path):
     """`make run HOST=0.0.0.0`, as the README says, in a namespace whose address is a private test one on a dummy
@@ -227,14 +235,8 @@ def test_the_readme_s_sharing_recipe_answers_at_the_network_url_it_prints_as_a_v
     import subprocess
     import sys
 
-    # A dummy interface where the kernel has the module, else a veth pair with both ends inside the namespace:
-    # either way the test address is connected to nothing (Streamlit's probes for its addresses go nowhere).
-    interface = ("{ ip link add d0 type dummy 2>/dev/null || { ip link add d0 type veth peer name d1 && "
-                 "ip link set d1 up; }; }")
-    setup = (f"ip link set lo up && {interface} && ip addr add 10.77.0.2/24 dev d0 && ip link set d0 up && "
-             "ip route add default dev d0 && exec \"$0\" \"$@\"")
     check = str(ROOT / "devtools" / "share_check.py")
-    proc = subprocess.run(["unshare", "-n", "sh", "-c", setup, sys.executable, check, str(tmp_path)],
+    proc = subprocess.run(["unshare", "-n", "sh", "-c", _NAMESPACE_SETUP, sys.executable, check, str(tmp_path)],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     seen = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -242,3 +244,28 @@ def test_the_readme_s_sharing_recipe_answers_at_the_network_url_it_prints_as_a_v
     assert re.fullmatch(r"http://10\.77\.0\.2:\d+", seen["url"]) and seen["title"] == "TF Training Lab"
     assert "You are a viewer" in seen["sidebar"] and seen["reproduce_buttons"] == 0
     assert any("Shared: viewers open the Network URL" in line for line in seen["printed"])
+
+
+@pytest.mark.skipif(not _can_make_namespaces(), reason="a network namespace of its own needs root and unshare")
+def test_a_viewer_emptying_streamlit_s_caches_lifts_no_lockout_and_starts_no_work(tmp_path):
+    """From a non-loopback address (a private test address in a namespace of its own), a raw websocket client
+    sends Streamlit's `clear_cache` twenty times, each followed by a rerun: the passphrase lockout a browser
+    earned holds (the right passphrase is still refused, in that session and a new one), and the server starts
+    no process for it (the device card is asked once per server, not per cache)."""
+    import json
+    import subprocess
+    import sys
+
+    check = str(ROOT / "devtools" / "clear_cache_check.py")
+    proc = subprocess.run(["unshare", "-n", "sh", "-c", _NAMESPACE_SETUP, sys.executable, check, str(tmp_path)],
+                          capture_output=True, text=True, timeout=400)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert "error" not in seen, seen
+    assert "You are a viewer" in seen["sidebar"]
+    assert "not the operator's passphrase" in seen["wrong"][0] and "Too many wrong passphrases" in seen["wrong"][-1]
+    assert seen["reruns"] == 20  # every clear was taken and followed by a whole run of the page
+    assert "Too many wrong passphrases" in seen["right_after_clears"]
+    assert "Too many wrong passphrases" in seen["right_in_new_session"]
+    assert "You are a viewer" in seen["new_session_sidebar"]
+    assert seen["children"] == [], seen["children"]  # no device probe (nor anything else) started on demand
