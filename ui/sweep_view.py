@@ -15,6 +15,7 @@ from rlcore.runs.store import Run, Store, StoreError, Sweep
 from ui import access, charts, fmt, plotly_live, router, runs_table, share, views
 
 REFRESH_SECONDS = 2.0
+GROUP_ABOVE = 20  # members: above it, the curves are grouped by setting (W&B's grouped runs)
 
 
 def show_from_url(store: Store) -> bool:
@@ -142,7 +143,15 @@ def _chart(store: Store, workload: workloads.Workload, names: dict[str, str], sp
     if len(varied) == 1 and workload.charts:
         chart = workload.charts[0]
         metrics = store.metrics([r.id for r in runs])
-        if len(metrics):
+        if len(metrics) and len(runs) > GROUP_ABOVE:  # hundreds of lines read as none: a line per setting
+            field = varied[0]
+            groups = {r.id: f"{names.get(field, field)}={fmt.value_text(r.config.get(field))}" for r in runs}
+            title = f"{chart.title}: each setting's mean over its members (band: lowest to highest)"
+            plotly_live.chart(charts.grouped_metric_chart(metrics, chart.metric, groups, title=title,
+                                                          log_y=chart.log_y, percent=chart.percent,
+                                                          smoothing=0.6 if chart.smooth else 0.0),
+                              key="sweep_curves", title=title)
+        elif len(metrics):
             labels = {r.id: f"{r.id}: {r.label}" for r in runs}
             title = f"{chart.title}: every member"
             plotly_live.chart(charts.metric_chart(metrics, chart.metric, labels=labels, title=title, log_y=chart.log_y,

@@ -70,3 +70,29 @@ def test_the_view_of_a_sweep_over_three_settings_draws_parallel_coordinates(stor
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert spec["data"][0]["type"] == "parcoords"
     assert [d["label"] for d in spec["data"][0]["dimensions"]] == ["width", "depth", "lr_schedule", "max error of c"]
+
+
+def test_a_sweep_over_one_setting_draws_every_member_or_beyond_twenty_a_line_and_band_per_setting(store):
+    from pagetest import drawn_charts
+
+    from rlcore import report
+
+    def seeded(seeds: int) -> int:
+        workload = workloads.get("dqn")
+        space = search.Space(grid={"learning_rate": [1e-3, 1e-2]}, seeds=list(range(seeds)))
+        members = search.members(workload, {"epochs": 10}, space)
+        sweep_id, ids = store.create_sweep("dqn", {"epochs": 10}, space.to_dict(),
+                                           [(m.config, m.label(workload)) for m in members])
+        for run_id in ids:
+            store.append_metrics(run_id, [(s, s / 10, report.LOSS, 1.0 / s) for s in range(1, 30)])
+            store.finish(run_id, "done", summary={"win_rate": 0.9, "steps_per_second": 300.0, "train_seconds": 1.0})
+        return sweep_id
+
+    few = drawn_charts(open_page("sweeps", {"sweep": str(seeded(3))}))
+    (title,) = few
+    assert title.endswith("every member") and len([t for t in few[title]["data"] if t.get("showlegend") != 0]) == 6
+    many = drawn_charts(open_page("sweeps", {"sweep": str(seeded(15))}))  # 30 members
+    (title,) = many
+    assert "each setting's mean" in title
+    assert [t["name"] for t in many[title]["data"] if t.get("mode") == "lines"] == [
+        "lr=0.001 (15 runs)", "lr=0.01 (15 runs)"]

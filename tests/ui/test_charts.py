@@ -62,3 +62,19 @@ def test_board_chart_has_one_frame_per_board_with_the_player_drawn_last():
     assert [s.label for s in fig.layout.sliders[0].steps] == ["0", "1"]
     with pytest.raises(ValueError, match="one caption per board"):
         charts.board_chart(boards, ["start"])
+
+
+def test_a_grouped_chart_draws_a_mean_line_and_a_lowest_to_highest_band_per_group_whatever_the_runs():
+    metrics = _metrics(runs=range(1, 301), n=50)
+    groups = {run: f"lr={('0.001', '0.01', '0.1')[(run - 1) % 3]}" for run in range(1, 301)}  # in order
+    fig = charts.grouped_metric_chart(metrics, "train/loss", groups)
+    lines = [t for t in fig.data if t.mode == "lines"]
+    bands = [t for t in fig.data if t.fill == "toself"]
+    assert len(lines) == len(bands) == 3 and len(fig.data) == 6  # six traces for 300 runs
+    assert [t.name for t in lines] == ["lr=0.001 (100 runs)", "lr=0.01 (100 runs)", "lr=0.1 (100 runs)"]
+    one = metrics[metrics["run_id"].map(groups) == "lr=0.01"]
+    at_step = one[one["step"] == 7]["value"]
+    line = lines[1]
+    assert line.y[7] == pytest.approx(at_step.mean())
+    band = bands[1]
+    assert max(band.y) == pytest.approx(one["value"].max()) and min(band.y) == pytest.approx(one["value"].min())
