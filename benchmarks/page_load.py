@@ -37,7 +37,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import psutil  # noqa: E402
 
 from devtools import browser as served  # noqa: E402
-from rlcore import report  # noqa: E402
+from rlcore import report, search, workloads  # noqa: E402
 from rlcore.runs.store import Store  # noqa: E402
 
 ROWS_PER_RUN = 200
@@ -53,10 +53,11 @@ def fill(store: Store) -> tuple[list[int], list[int]]:
     kind, every run with its loss curve. Returns the sweeps' ids and 50 runs to compare."""
     sweeps = []
     for sweep in range(2):
-        members = [({"learning_rate": lr, "seed": seed}, f"learning rate={lr}, seed={seed}")
-                   for lr in (1e-3, 2e-3, 3e-3, 4e-3, 5e-3) for seed in range(100)]
-        space = {"grid": {"learning_rate": [1e-3, 2e-3, 3e-3, 4e-3, 5e-3]}, "seeds": list(range(100))}
-        sweep_id, ids = store.create_sweep("dqn", {"epochs": 300}, space, members, label=f"load {sweep}")
+        workload = workloads.get("dqn")
+        space = search.Space(grid={"learning_rate": [1e-3, 2e-3, 3e-3, 4e-3, 5e-3]}, seeds=list(range(100)))
+        members = search.members(workload, {"epochs": 300}, space)
+        sweep_id, ids = store.create_sweep("dqn", {"epochs": 300}, space.to_dict(),
+                                           [(m.config, m.label(workload)) for m in members], label=f"load {sweep}")
         for i, run_id in enumerate(ids):
             store.append_metrics(run_id, [(s, s / 10, report.LOSS, (1 + i % 7) / s) for s in range(1, ROWS_PER_RUN)])
             store.finish(run_id, "done", summary={"win_rate": 0.5 + (i % 40) / 100, "steps_per_second": 300.0 + i,
@@ -86,7 +87,12 @@ def opened(context, url: str, ready: str) -> float:
     start = time.perf_counter()
     page.goto(url)
     served.wait_for_app(page)
-    page.locator(ready).first.wait_for(state="visible", timeout=120_000)
+    try:
+        page.locator(ready).first.wait_for(state="visible", timeout=120_000)
+    except Exception:
+        shot = "/tmp/page_load_timeout.png"
+        page.screenshot(path=shot, full_page=True)
+        raise RuntimeError(f"{url}: nothing matching {ready} became visible (screenshot: {shot})") from None
     seconds = time.perf_counter() - start
     page.close()
     return seconds

@@ -114,7 +114,7 @@ def main() -> None:
         rows = {}
         from ui import sidebar
 
-        sidebar.device_card = lambda: {"cpu": "bench", "cores": 2, "gpus": [], "tensorflow": "-"}
+        sidebar.device_card = lambda wait=True: {"cpu": "bench", "cores": 2, "gpus": [], "tensorflow": "-"}
         rows["sweep view, 200 finished members (server)"] = [server_seconds(home, "sweeps", {"sweep": str(sweep_id)})
                                                             for _ in range(args.repeats)]
         rows[f"Runs page, {args.runs:,} runs (server)"] = [server_seconds(home, "runs", {})

@@ -103,6 +103,8 @@ def main(home: str) -> dict:
                         return {"error": "the server did not answer", "log": Path(log.name).read_text()[-2000:]}
                     time.sleep(0.5)
             wait_for_app(page)
+            # The device card is asked once per server, in the background from the first page: wait for it.
+            page.get_by_test_id("stSidebar").get_by_text("CPU:").wait_for(timeout=120_000)
             seen["sidebar"] = page.get_by_test_id("stSidebar").inner_text()
             seen["wrong"] = [_sign_in(page, f"wrong guess {i}") for i in range(6)]
 

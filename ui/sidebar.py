@@ -34,14 +34,35 @@ def _asked(key: str, ttl: float | None, ask: Callable[[], Any]) -> Any:
         return kept[1]
 
 
-def device_card() -> dict:
-    """`python -m rlcore devices --json` in a subprocess, once per server: this process never imports TensorFlow."""
-    return _asked("devices", None, _ask_devices)
+# The device card: asked in a thread of its own from the first page on (it takes seconds: the subprocess imports
+# TensorFlow), so that a page that does not need it never waits for it.
+_CARD: dict[str, Any] = {}
+_CARD_ASKING: list[threading.Thread] = []
+CARD_WAIT_SECONDS = 130.0
+
+
+def device_card(wait: bool = True) -> dict | None:
+    """`python -m rlcore devices --json` in a subprocess, once per server: this process never imports TensorFlow.
+    With ``wait=False``, None while it is still being asked."""
+    with _ASK_LOCK:
+        if not _CARD_ASKING:
+            thread = threading.Thread(target=lambda: _CARD.update(_asked("devices", None, _ask_devices)),
+                                      name="device-card", daemon=True)
+            _CARD_ASKING.append(thread)
+            thread.start()
+    if wait:
+        _CARD_ASKING[0].join(timeout=CARD_WAIT_SECONDS)
+        if not _CARD:
+            return {"error": f"TensorFlow did not answer within {CARD_WAIT_SECONDS:.0f} s"}
+    return dict(_CARD) or None
 
 
 def _ask_devices() -> dict:
-    out = subprocess.run([sys.executable, "-m", "rlcore", "devices", "--json"], capture_output=True, text=True,
-                         timeout=120)
+    try:
+        out = subprocess.run([sys.executable, "-m", "rlcore", "devices", "--json"], capture_output=True, text=True,
+                             timeout=120)
+    except (OSError, subprocess.SubprocessError) as e:  # the card says it could not ask; the pages go on
+        return {"error": str(e)}
     if out.returncode != 0:
         return {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else "devices failed"}
     return json.loads(out.stdout)
@@ -63,16 +84,35 @@ def executor_card(name: str) -> list[str]:
     return _asked(f"executor:{name}", 30.0, ask)
 
 
-def render() -> dict:
-    card = device_card()
+def _card_lines(card: dict) -> None:
+    if "error" in card:
+        st.caption(f"Could not ask TensorFlow: {card['error']}")
+    else:
+        st.caption(f"CPU: {card['cpu']} ({card['cores']} cores)  \n"
+                   f"GPU: {', '.join(card['gpus']) or 'no GPU visible to TensorFlow'}  \n"
+                   f"TensorFlow {card['tensorflow']}")
+
+
+@st.fragment(run_every=1.0)
+def _card_when_asked() -> None:
+    """While TensorFlow is still being asked (the first seconds of a server), the card's place, filled in once it
+    answers. Only drawn in a page run that found the card not ready: the next full run draws the card itself."""
+    card = device_card(wait=False)
+    if card is None:
+        st.caption("Asking TensorFlow what this machine has…")
+    else:
+        _card_lines(card)
+
+
+def render() -> dict | None:
+    """The sidebar; returns the device card, or None while it is being asked."""
+    card = device_card(wait=False)
     with st.sidebar:
         st.markdown("**This machine**")
-        if "error" in card:
-            st.caption(f"Could not ask TensorFlow: {card['error']}")
+        if card is None:
+            _card_when_asked()
         else:
-            st.caption(f"CPU: {card['cpu']} ({card['cores']} cores)  \n"
-                       f"GPU: {', '.join(card['gpus']) or 'no GPU visible to TensorFlow'}  \n"
-                       f"TensorFlow {card['tensorflow']}")
+            _card_lines(card)
         try:
             engine = executor.get(executor.current())
         except ConfigError as e:  # RLCORE_EXECUTOR names no engine: one sentence, and the pages still read

@@ -77,6 +77,19 @@ def test_a_fresh_server_opened_at_a_deep_path_shows_exactly_the_routers_pages(se
     assert errors == [], "\n".join(errors)
 
 
+def test_a_page_that_needs_no_device_card_draws_before_tensorflow_answers_and_the_card_fills_in(tmp_path, browser):
+    """The device card takes seconds (a subprocess imports TensorFlow): a fresh server's Runs page does not wait for
+    it, and the card appears in the sidebar by itself once asked, with no reload."""
+    errors: list[str] = []
+    with served_app(tmp_path) as base:
+        page = _open(browser, f"{base}/runs", errors)
+        expect(page.get_by_role("heading", name="Runs")).to_be_visible()
+        card = page.get_by_test_id("stSidebar").get_by_text("no GPU visible to TensorFlow")
+        expect(card).to_be_visible(timeout=120_000)
+        expect(page.get_by_test_id("stSidebar").get_by_text("Asking TensorFlow")).to_have_count(0)
+    assert errors == [], "\n".join(errors)
+
+
 def _type(page: Page, name: str, value: str, role: str = "textbox") -> None:
     """Type into a widget as a user does, then let the rerun it causes finish (old elements go at its end)."""
     box = page.get_by_role(role, name=name, exact=True)

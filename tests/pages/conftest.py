@@ -11,7 +11,7 @@ from ui import sidebar
 @pytest.fixture
 def store(tmp_path, monkeypatch):
     monkeypatch.setenv("RLCORE_HOME", str(tmp_path))
-    monkeypatch.setattr(sidebar, "device_card", lambda: CARD)  # the real card is tested through the CLI
+    monkeypatch.setattr(sidebar, "device_card", lambda wait=True: CARD)  # the real card is tested through the CLI
     return Store(tmp_path)
 
 

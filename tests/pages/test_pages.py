@@ -36,7 +36,7 @@ def test_with_the_ray_executor_the_sidebar_shows_the_cluster(tmp_path, monkeypat
 
     monkeypatch.setenv("RLCORE_HOME", str(tmp_path))
     monkeypatch.setenv("RLCORE_EXECUTOR", "ray")
-    monkeypatch.setattr(sidebar, "device_card", lambda: CARD)
+    monkeypatch.setattr(sidebar, "device_card", lambda wait=True: CARD)
     from rlcore.runs import ray_executor
 
     card = {"nodes": 3, "cpus": 2.0, "gpus": 1.0, "hosts": ["a"], "device_kinds": ["accelerator_type:T4"]}

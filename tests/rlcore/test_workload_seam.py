@@ -50,7 +50,7 @@ def toy_store(tmp_path, monkeypatch):
 
     from ui import sidebar
 
-    monkeypatch.setattr(sidebar, "device_card", lambda: CARD)  # the real card is tested through the CLI
+    monkeypatch.setattr(sidebar, "device_card", lambda wait=True: CARD)  # the real card is tested through the CLI
     return Store(tmp_path)
 
 

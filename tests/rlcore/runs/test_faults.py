@@ -177,7 +177,7 @@ def test_a_read_only_store_is_read_by_every_page_and_refuses_changes_in_one_sent
     from ui import sidebar
 
     monkeypatch.setenv("RLCORE_HOME", str(readonly_home))
-    monkeypatch.setattr(sidebar, "device_card", lambda: CARD)
+    monkeypatch.setattr(sidebar, "device_card", lambda wait=True: CARD)
     runs = open_page("runs", {"runs": "1,2"})
     assert not runs.exception and drawn_charts(runs)  # the comparison still draws
     form = open_page("dqn")
@@ -261,7 +261,7 @@ def test_a_damaged_store_is_one_sentence_in_the_cli_and_on_every_page(tmp_path, 
     from ui import sidebar
 
     monkeypatch.setenv("RLCORE_HOME", str(tmp_path))
-    monkeypatch.setattr(sidebar, "device_card", lambda: CARD)
+    monkeypatch.setattr(sidebar, "device_card", lambda wait=True: CARD)
     at = AppTest.from_file(APP, default_timeout=60).run()
     for page in ("home", "dqn", "runs"):
         at.switch_page(f"pages/{page}.py").run()
@@ -335,7 +335,7 @@ def test_odd_link_values_are_one_sentence(tmp_path, monkeypatch, page, query, wa
     from ui import sidebar
 
     monkeypatch.setenv("RLCORE_HOME", str(tmp_path))
-    monkeypatch.setattr(sidebar, "device_card", lambda: CARD)
+    monkeypatch.setattr(sidebar, "device_card", lambda wait=True: CARD)
     store = Store(tmp_path)
     store.finish(store.create_run("dqn", {}), "cancelled")
     at = open_page(page, query)

@@ -140,7 +140,7 @@ def test_the_dashboard_can_restart_while_runs_go_on_and_its_view_catches_up(clus
     from ui import sidebar
 
     monkeypatch.setenv("RLCORE_HOME", str(store.home))
-    monkeypatch.setattr(sidebar, "device_card", lambda: CARD)
+    monkeypatch.setattr(sidebar, "device_card", lambda wait=True: CARD)
     view = open_page("dqn", {"run": str(run_id)})  # a new dashboard session sees the whole run
     assert not view.exception and view.subheader[0].value.endswith("— done")
     assert len(drawn_charts(view)) >= 3 and view.metric[0].label == "win rate"
