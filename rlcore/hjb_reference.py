@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.integrate import solve_ivp
-from scipy.linalg import solve_banded
 
 
 @dataclass(frozen=True)
@@ -90,6 +88,8 @@ class Solution:
 def solve_fd(model: GrowthModel, k_min: float = 0.1, k_max: float = 10.0, points: int = 10_000, *,
              step: float = 1000.0, tol: float = 1e-6, max_iter: int = 200) -> Solution:
     """Implicit upwind finite differences (Δ = ``step``) until max |Vⁿ⁺¹ - Vⁿ| < ``tol``."""
+    import scipy.linalg  # here, not at the top: judging a stored run (every row of the Runs page) needs no SciPy
+
     k = np.linspace(k_min, k_max, points)
     dk = k[1] - k[0]
     net_output = model.f(k) - model.delta * k
@@ -114,7 +114,7 @@ def solve_fd(model: GrowthModel, k_min: float = 0.1, k_max: float = 10.0, points
         bands[0, 1:] = -upper[:-1]
         bands[1] = model.rho + 1 / step + lower + upper
         bands[2, :-1] = -lower[1:]
-        v_new = solve_banded((1, 1), bands, model.u(c) + v / step)
+        v_new = scipy.linalg.solve_banded((1, 1), bands, model.u(c) + v / step)
         change = np.max(np.abs(v_new - v))
         v = v_new
         if change < tol:
@@ -124,6 +124,8 @@ def solve_fd(model: GrowthModel, k_min: float = 0.1, k_max: float = 10.0, points
 
 def saddle_path(model: GrowthModel, k: np.ndarray, *, offset: float = 1e-6, rtol: float = 1e-12) -> Solution:
     """Exact c(k) on the stable manifold and V(k) from the HJB, at the given k values."""
+    import scipy.integrate
+
     k = np.asarray(k, dtype=float)
     ks, cs, slope = model.k_star, model.c_star, model.saddle_slope
 
@@ -136,7 +138,7 @@ def saddle_path(model: GrowthModel, k: np.ndarray, *, offset: float = 1e-6, rtol
         if not side.any():
             continue
         start = ks + np.sign(end - ks) * offset * ks
-        sol = solve_ivp(euler, (start, end), [cs + slope * (start - ks)], method="DOP853", rtol=rtol,
+        sol = scipy.integrate.solve_ivp(euler, (start, end), [cs + slope * (start - ks)], method="DOP853", rtol=rtol,
                         atol=1e-14, dense_output=True)
         c[side] = sol.sol(k[side])[0]
     v_prime = model.u_prime(c)

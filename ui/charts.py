@@ -306,7 +306,8 @@ def heatmap_table(x_name: str, y_name: str, cells: list[tuple[object, object, fl
     for x, y, value, shown in cells:
         text.loc[str(y), str(x)] = shown
         values.loc[str(y), str(x)] = np.nan if value is None else value
-    low, high = np.nanmin(values.to_numpy()), np.nanmax(values.to_numpy())
+    known = values.to_numpy()[~np.isnan(values.to_numpy())]  # none yet while every member is queued
+    low, high = (known.min(), known.max()) if known.size else (0.0, 1.0)
     span = (high - low) or 1.0
 
     def colour(column: pd.Series) -> list[str]:

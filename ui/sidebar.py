@@ -38,16 +38,16 @@ def _asked(key: str, ttl: float | None, ask: Callable[[], Any]) -> Any:
 # TensorFlow), so that a page that does not need it never waits for it.
 _CARD: dict[str, Any] = {}
 _CARD_ASKING: list[threading.Thread] = []
+_CARD_LOCK = threading.Lock()
 CARD_WAIT_SECONDS = 130.0
 
 
 def device_card(wait: bool = True) -> dict | None:
     """`python -m rlcore devices --json` in a subprocess, once per server: this process never imports TensorFlow.
     With ``wait=False``, None while it is still being asked."""
-    with _ASK_LOCK:
+    with _CARD_LOCK:  # its own lock, held only to start the thread: never while TensorFlow is asked
         if not _CARD_ASKING:
-            thread = threading.Thread(target=lambda: _CARD.update(_asked("devices", None, _ask_devices)),
-                                      name="device-card", daemon=True)
+            thread = threading.Thread(target=lambda: _CARD.update(_ask_devices()), name="device-card", daemon=True)
             _CARD_ASKING.append(thread)
             thread.start()
     if wait:

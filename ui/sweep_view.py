@@ -142,7 +142,7 @@ def _chart(store: Store, workload: workloads.Workload, names: dict[str, str], sp
         st.plotly_chart(charts.parallel_coordinates(columns, h.label, title), key="sweep_parcoords")
     if len(varied) == 1 and workload.charts:
         chart = workload.charts[0]
-        metrics = store.metrics([r.id for r in runs])
+        metrics = store.metrics([r.id for r in runs], names=[chart.metric])
         if len(metrics) and len(runs) > GROUP_ABOVE:  # hundreds of lines read as none: a line per setting
             field = varied[0]
             groups = {r.id: f"{names.get(field, field)}={fmt.value_text(r.config.get(field))}" for r in runs}

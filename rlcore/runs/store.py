@@ -683,14 +683,18 @@ class Store:
         with self._connect() as db:
             return db.execute("SELECT COUNT(*) FROM metrics WHERE run_id = ?", (run_id,)).fetchone()[0]
 
-    def metrics(self, run_ids: int | Iterable[int]) -> pd.DataFrame:
-        """Long-format metrics (run_id, step, wall, name, value) of one run or many."""
+    def metrics(self, run_ids: int | Iterable[int], names: Iterable[str] | None = None) -> pd.DataFrame:
+        """Long-format metrics (run_id, step, wall, name, value) of one run or many; only the ``names`` given."""
         ids = [run_ids] if isinstance(run_ids, int) else list(run_ids)
-        marks = ",".join("?" * len(ids))
+        only = list(names) if names is not None else None
+        where = f"run_id IN ({','.join('?' * len(ids))})"
+        if only is not None:
+            where += f" AND name IN ({','.join('?' * len(only))})"
         with self._connect() as db:
-            return pd.read_sql_query(
-                f"SELECT run_id, step, wall, name, value FROM metrics WHERE run_id IN ({marks}) "
-                "ORDER BY run_id, rowid", db, params=ids)
+            rows = db.execute(f"SELECT run_id, step, wall, name, value FROM metrics WHERE {where} "
+                              "ORDER BY run_id, rowid", ids + (only or [])).fetchall()
+        # From plain rows: pandas' read_sql builds the same frame at about half the speed.
+        return pd.DataFrame.from_records(rows, columns=["run_id", "step", "wall", "name", "value"])
 
     def metrics_after(self, run_id: int, after_rowid: int = 0) -> pd.DataFrame:
         """Rows of one run appended after ``after_rowid`` (with their ``rowid``), so a live view reads only new ones."""

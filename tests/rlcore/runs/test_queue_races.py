@@ -8,9 +8,9 @@ import threading
 import time
 
 import psutil
-from runwait import wait_final, wait_training
+from runwait import wait_final, wait_for, wait_training
 
-from rlcore.runs.store import HOST, Store
+from rlcore.runs.store import HOST, Store, pid_alive
 from rlcore.runs.worker import drain, launch
 
 TINY_DQN = {"epochs": 3, "memory_size": 100, "batch_size": 16, "test_games": 20, "hidden1": 16, "hidden2": 8}
@@ -58,12 +58,17 @@ def test_one_run_at_a_time_holds_when_the_runner_is_killed_while_its_worker_trai
     first = store.create_run("dqn", {"epochs": 100_000, "test_games": 20, "eval_every": 0})
     launch(store, first)
     worker = wait_training(store, first).pid
-    os.kill(psutil.Process(worker).ppid(), signal.SIGKILL)  # the runner dies; its worker trains on, orphaned
+    runner = psutil.Process(worker).ppid()
+    os.kill(runner, signal.SIGKILL)  # the runner dies; its worker trains on, orphaned
+    # A SIGKILL is delivered, not done: until the runner has exited it still holds the queue's lock, and a launch
+    # in that instant rightly counts on it. The race under test starts once it is gone.
+    wait_for(lambda: not pid_alive(runner), 30, "the killed runner to exit")
     second = store.create_run("dqn", TINY_DQN)
     launch(store, second)  # a new runner: it must wait for the orphan
     time.sleep(3)
     assert store.get_run(second).status == "queued" and store.get_run(first).status == "running"
     store.request_cancel(first)  # the orphan hears it at its next report and ends
     done = wait_final(store, second, timeout=180)
-    assert done.status == "done" and wait_final(store, first).status == "cancelled"
+    assert done.status == "done", done.error
+    assert wait_final(store, first).status == "cancelled"
     assert done.started >= store.get_run(first).finished  # never two at once
