@@ -1,11 +1,14 @@
 """The README's pictures, made the way a user makes them: runs launched through the real worker on a served
 dashboard, pages opened in Chromium and photographed once they have settled.
 
-    .venv/bin/python devtools/screenshots.py docs
+    .venv/bin/python devtools/screenshots.py docs          # every picture
+    .venv/bin/python devtools/screenshots.py docs why      # only the Why panel's
 
-Makes docs/screenshot_compare.png (the seed's question as the Home button opens it), docs/screenshot_turbo.png
+Makes docs/screenshot_why.png (a profiled run of the seed's port: its Why panel), docs/screenshot_compare.png
+(the seed's question as the Home button opens it), docs/screenshot_turbo.png
 (a finished turbo run), docs/screenshot_hjb.png (a finished HJB run with its verdict) and
-docs/screenshot_dqn_run.png (a finished book-loop run with the replayed game); prints the seed question's times.
+docs/screenshot_dqn_run.png (a finished book-loop run with the replayed game), docs/screenshot_bench.png (a finished
+bench) and docs/screenshot_runs.png (the Runs page); prints the seed question's times.
 """
 
 from __future__ import annotations
@@ -44,12 +47,37 @@ def shoot(context, url: str, path: Path, settle_text: str, height: int = 2000) -
     page.close()
 
 
+def shoot_why(context, url: str, path: Path) -> None:
+    """The Why panel alone: from its heading to the expander below it."""
+    page = context.new_page()
+    page.set_viewport_size({"width": 1400, "height": 2400})
+    page.goto(url)
+    wait_for_app(page)
+    heading = page.get_by_text("Why it is this fast, measured inside TensorFlow").first
+    heading.wait_for(timeout=120_000)
+    time.sleep(3)
+    end = page.get_by_text("What the machine did").first
+    top, bottom = heading.bounding_box(), end.bounding_box()
+    page.screenshot(path=path, full_page=True, clip={"x": 0, "y": top["y"] - 20, "width": 1400,
+                                                      "height": bottom["y"] - top["y"] + 50})
+    page.close()
+
+
 def main() -> None:
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "docs")
+    only = sys.argv[2] if len(sys.argv) > 2 else None
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp, served_app(Path(tmp)) as base, chromium() as browser:
         store = Store(tmp)
         context = browser.new_context()
+        naive = store.create_run("dqn", {"exec_mode": "naive", "epochs": 15, "eval_every": 0, "test_games": 200,
+                                         "profile": 30}, label="the seed's port, profiled")
+        launch(store, naive)
+        wait(store, naive)
+        shoot_why(context, f"{base}/dqn?run={naive}", out / "screenshot_why.png")
+        if only == "why":
+            print(f"screenshot in {out}/")
+            return
         # The seed's question exactly as the Home button queues it, photographed as it opens and once done.
         seed_ids = [store.create_run("dqn", views.SEED_QUESTION | {"exec_mode": style}, label=f"seed question: {style}")
                     for style in views.seed_question_styles()]
@@ -74,6 +102,13 @@ def main() -> None:
         shoot(context, f"{base}/dqn?run={book}", out / "screenshot_dqn_run.png", "Watch the agent play", 2400)
         shoot(context, f"{base}/dqn?run={turbo}", out / "screenshot_turbo.png", "Watch the agent play", 2400)
         shoot(context, f"{base}/hjb?run={hjb}", out / "screenshot_hjb.png", "relative error over k", 2400)
+        bench = store.create_run("bench", {"workload": "hjb-step", "patterns": "eager,graph,xla,graph-k100",
+                                           "batch": "1,100,10000", "repeats": 3, "min_seconds": 0.3},
+                                 label="hjb-step, four styles")
+        launch(store, bench)
+        wait(store, bench)
+        shoot(context, f"{base}/bench?run={bench}", out / "screenshot_bench.png", "Why", 2200)
+        shoot(context, f"{base}/runs", out / "screenshot_runs.png", "Tick runs in the table", 1100)
     print(f"screenshots in {out}/")
 
 
