@@ -6,8 +6,7 @@ PORT ?= 8501
 # 127.0.0.1: only this machine, whose user operates. HOST=0.0.0.0 shares it on the network, where everyone is a
 # viewer until they sign in as operator (README, "Sharing the lab").
 HOST ?= 127.0.0.1
-# Test processes (pytest-xdist; a module sharing one set-up stays in one process, tests/conftest.py): most tests
-# wait on workers, servers and browsers.
+# Test processes (pytest-xdist; each file stays in one): most tests wait on workers, servers and browsers.
 TEST_WORKERS ?= 2
 export TF_CPP_MIN_LOG_LEVEL ?= 2
 
@@ -21,7 +20,7 @@ run: $(VENV)/.runtime  ## start the dashboard (creates .venv once); HOST=0.0.0.0
 
 test: $(VENV)/.dev  ## lint, then the whole suite, with no network but loopback (the Ray cluster tests need that)
 	$(PY) -m ruff check .
-	RAY_USAGE_STATS_ENABLED=0 devtools/isolated $(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	RAY_USAGE_STATS_ENABLED=0 devtools/isolated $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 venv: $(VENV)/.runtime  ## only install the pinned runtime requirements (idempotent)
 
