@@ -1,10 +1,10 @@
-"""The book's full run (5000 random games) in graph mode, and the plain PyTorch loop beside it.
+"""The book's full run (5000 random games): the TensorFlow port in graph style and the PyTorch original (the lab's
+``pytorch`` style, the book's Listing 3.8 loop), each through the CLI in a process of its own, alternating per seed.
 
-Prints wall time, env steps/s and the book's win rate per seed, and their medians. With
-``--torch-python`` it also runs ``benchmarks/torch_book_loop.py`` (the book's PyTorch code on the
-same game) in that interpreter, one seed after the other, so both are measured on this machine:
+Prints wall time, env steps/s and the book's win rate per seed, and their medians. The PyTorch side needs the
+frameworks extra (requirements-frameworks.txt):
 
-    .venv/bin/python benchmarks/dqn_book_run.py --seeds 0 1 2 --torch-python /tmp/torchvenv/bin/python
+    .venv/bin/python benchmarks/dqn_book_run.py --seeds 0 1 2 --json docs/measurements/dqn_book_run.json
 """
 
 from __future__ import annotations
@@ -15,45 +15,39 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-os.environ["CUDA_VISIBLE_DEVICES"] = "-1"
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from rlcore import dqn  # noqa: E402
-from rlcore.config import DQNConfig  # noqa: E402
 
 
-def tf_run(style: str, epochs: int, seed: int) -> dict:
-    result = dqn.train(DQNConfig(exec_mode=style, epochs=epochs, seed=seed, eval_every=0))
-    return {"impl": f"tf-{style}", "seed": seed, "steps": result.steps, "train_seconds": result.train_seconds,
-            "steps_per_second": result.steps_per_second, "win_rate": result.win_rate}
-
-
-def torch_run(python: str, epochs: int, seed: int) -> dict:
-    out = subprocess.run([python, str(ROOT / "benchmarks" / "torch_book_loop.py"), "--epochs", str(epochs),
-                          "--seeds", str(seed)], capture_output=True, text=True, check=True)
-    row = json.loads(out.stdout.splitlines()[0])
-    return {"impl": "pytorch"} | row
+def one_run(style: str, epochs: int, seed: int, threads: int) -> dict:
+    """One run of the CLI (its own process: the frameworks never share one), its JSON summary's numbers."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "run.json"
+        subprocess.run([sys.executable, "-m", "rlcore", "dqn", "--exec", style, "--epochs", str(epochs), "--seed",
+                        str(seed), "--threads", str(threads), "--eval-every", "0", "--json", str(out)],
+                       cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
+                       env=os.environ | {"TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": "-1"})
+        summary = json.loads(out.read_text())
+    return {"impl": style, "seed": seed, "steps": summary["steps"], "train_seconds": summary["train_seconds"],
+            "steps_per_second": summary["steps_per_second"], "win_rate": summary["win_rate"]}
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--epochs", type=int, default=5000, help="games per run (default 5000)")
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="one run per seed (default 0 1 2)")
-    p.add_argument("--style", default="graph", choices=["eager", "graph", "xla"], help="TF style (default graph)")
-    p.add_argument("--torch-python", help="interpreter with torch installed, to run the PyTorch loop too")
+    p.add_argument("--styles", default="graph,pytorch", help="comma-separated DQN styles (default graph,pytorch)")
+    p.add_argument("--threads", type=int, default=1, help="threads of each framework (default 1, the lab's)")
     p.add_argument("--json", help="write every run here")
     args = p.parse_args()
 
     runs = []
-    for seed in args.seeds:
-        runs.append(tf_run(args.style, args.epochs, seed))
-        print(json.dumps(runs[-1]), file=sys.stderr, flush=True)
-        if args.torch_python:
-            runs.append(torch_run(args.torch_python, args.epochs, seed))
+    for i, seed in enumerate(args.seeds):
+        styles = args.styles.split(",")
+        for style in styles if i % 2 == 0 else styles[::-1]:  # alternate who goes first
+            runs.append(one_run(style, args.epochs, seed, args.threads))
             print(json.dumps(runs[-1]), file=sys.stderr, flush=True)
 
     print(f"\n| implementation | seed | train wall time (s) | env steps | env steps/s | "

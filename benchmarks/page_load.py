@@ -8,6 +8,7 @@ and go. Works on any checkout of the lab (``--tree``), so a before and an after 
 - /runs cold: a server just started, a browser with nothing cached, the first page anyone opens;
 - /runs warm, the 500-member sweep whose one varied setting draws every member's curve, a 50-run comparison:
   the same browser again (scripts cached), medians of ``--repeats``;
+- the floor: a one-table Streamlit app served and opened the same way (cold), what any Streamlit page costs here;
 - memory: the server's resident set when started, with five sessions open (each on /runs, the sweep and the
   comparison), and after they closed (Streamlit forgets a closed session's state at once) and a minute passed.
 """
@@ -121,6 +122,15 @@ def main() -> None:
             with served.served_app(Path(home), timeout=120) as base, served.chromium() as browser:
                 cold.append(opened(browser.new_context(), base + pages["runs"], READY["runs"]))
         numbers["runs_cold"] = cold
+        floor = []
+        with tempfile.TemporaryDirectory() as bare:  # the same server and browser, an app of one table
+            (Path(bare) / "app.py").write_text("import streamlit as st\nst.dataframe({'a': [1, 2, 3]})\n")
+            served.ROOT = Path(bare)
+            for _ in range(ARGS.repeats):
+                with served.served_app(Path(home), timeout=120) as base, served.chromium() as browser:
+                    floor.append(opened(browser.new_context(), base, READY["runs"]))
+            served.ROOT = TREE
+        numbers["floor_cold"] = floor
         with served.served_app(Path(home), timeout=120) as base, served.chromium() as browser:
             numbers["mb_started"] = server_mb(base)
             context = browser.new_context(viewport={"width": 1400, "height": 1600})
@@ -143,7 +153,7 @@ def main() -> None:
             time.sleep(60)
             numbers["mb_a_minute_after_they_closed"] = server_mb(base)
     print(f"\n| {TREE.name} | median (s) | runs (s) |\n|---|---:|---|")
-    for name in ("runs_cold", "runs", "sweep", "compare"):
+    for name in ("floor_cold", "runs_cold", "runs", "sweep", "compare"):
         values = numbers[name]
         print(f"| {name} | {statistics.median(values):.2f} | {', '.join(f'{v:.2f}' for v in values)} |")
     for name in ("mb_started", "mb_after_one_session", "mb_five_sessions_open", "mb_a_minute_after_they_closed"):

@@ -1,8 +1,8 @@
 """The README's pictures, made the way a user makes them: runs launched through the real worker on a served
 dashboard, pages opened in Chromium and photographed once they have settled.
 
-    .venv/bin/python devtools/screenshots.py docs          # every picture
-    .venv/bin/python devtools/screenshots.py docs why      # only the Why panel's
+    .venv/bin/python devtools/screenshots.py docs                  # every picture
+    .venv/bin/python devtools/screenshots.py docs why,bench,runs   # only these
 
 Makes docs/screenshot_why.png (a profiled run of the seed's port: its Why panel), docs/screenshot_compare.png
 (the seed's question as the Home button opens it), docs/screenshot_turbo.png
@@ -63,52 +63,58 @@ def shoot_why(context, url: str, path: Path) -> None:
     page.close()
 
 
+PICTURES = ("why", "compare", "dqn_run", "turbo", "hjb", "bench", "runs")
+
+
+def run(store: Store, kind: str, config: dict, label: str, preset: str | None = None) -> int:
+    run_id = store.create_run(kind, config, label=label, preset=preset)
+    launch(store, run_id)
+    wait(store, run_id)
+    return run_id
+
+
 def main() -> None:
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "docs")
-    only = sys.argv[2] if len(sys.argv) > 2 else None
+    wanted = sys.argv[2].split(",") if len(sys.argv) > 2 else list(PICTURES)
+    if unknown := set(wanted) - set(PICTURES):
+        sys.exit(f"no picture named {', '.join(sorted(unknown))}; the pictures: {', '.join(PICTURES)}")
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp, served_app(Path(tmp)) as base, chromium() as browser:
         store = Store(tmp)
         context = browser.new_context()
-        naive = store.create_run("dqn", {"exec_mode": "naive", "epochs": 15, "eval_every": 0, "test_games": 200,
-                                         "profile": 30}, label="the seed's port, profiled")
-        launch(store, naive)
-        wait(store, naive)
-        shoot_why(context, f"{base}/dqn?run={naive}", out / "screenshot_why.png")
-        if only == "why":
-            print(f"screenshot in {out}/")
-            return
-        # The seed's question exactly as the Home button queues it, photographed as it opens and once done.
-        seed_ids = [store.create_run("dqn", views.SEED_QUESTION | {"exec_mode": style}, label=f"seed question: {style}")
-                    for style in views.seed_question_styles()]
-        for run_id in seed_ids:
-            launch(store, run_id)
-        compare = f"{base}/runs?runs={','.join(map(str, seed_ids))}&metric=progress/games&x=wall&smoothing=0"
-        for run_id in seed_ids:
-            wait(store, run_id)
-        shoot(context, compare, out / "screenshot_compare.png", "ran .*x the env steps/s", 1900)
-        for run in (store.get_run(i) for i in seed_ids):
-            print(f"{run.label}: {run.summary['train_seconds']:.1f} s of training, {run.finished - run.created:.1f} s "
-                  f"from queued to done, {run.summary['steps_per_second']:.1f} env steps/s")
-        book = store.create_run("dqn", {"epochs": 600, "eval_every": 100, "test_games": 300},
-                                label="book loop, 600 games")
-        turbo = store.create_run("dqn", {"exec_mode": "turbo"}, label="turbo, 1 s")
-        hjb = store.create_run("hjb", {"steps": 20_000, "eval_every": 2000}, preset="accurate",
-                               label="accurate, 20k steps")
-        for run_id in (book, turbo, hjb):
-            launch(store, run_id)
-        for run_id in (book, turbo, hjb):
-            wait(store, run_id)
-        shoot(context, f"{base}/dqn?run={book}", out / "screenshot_dqn_run.png", "Watch the agent play", 2400)
-        shoot(context, f"{base}/dqn?run={turbo}", out / "screenshot_turbo.png", "Watch the agent play", 2400)
-        shoot(context, f"{base}/hjb?run={hjb}", out / "screenshot_hjb.png", "relative error over k", 2400)
-        bench = store.create_run("bench", {"workload": "hjb-step", "patterns": "eager,graph,xla,graph-k100",
-                                           "batch": "1,100,10000", "repeats": 3, "min_seconds": 0.3},
-                                 label="hjb-step, four styles")
-        launch(store, bench)
-        wait(store, bench)
-        shoot(context, f"{base}/bench?run={bench}", out / "screenshot_bench.png", "Why", 2200)
-        shoot(context, f"{base}/runs", out / "screenshot_runs.png", "Tick runs in the table", 1100)
+        if "why" in wanted:
+            naive = run(store, "dqn", {"exec_mode": "naive", "epochs": 15, "eval_every": 0, "test_games": 200,
+                                       "profile": 30}, "the seed's port, profiled")
+            shoot_why(context, f"{base}/dqn?run={naive}", out / "screenshot_why.png")
+        if "compare" in wanted:  # the seed's question exactly as the Home button queues it
+            seed_ids = [store.create_run("dqn", views.SEED_QUESTION | {"exec_mode": style},
+                                         label=f"seed question: {style}") for style in views.seed_question_styles()]
+            for run_id in seed_ids:
+                launch(store, run_id)
+            for run_id in seed_ids:
+                wait(store, run_id)
+            compare = f"{base}/runs?runs={','.join(map(str, seed_ids))}&metric=progress/games&x=wall&smoothing=0"
+            shoot(context, compare, out / "screenshot_compare.png", "ran .*x the env steps/s", 1900)
+            for seed_run in (store.get_run(i) for i in seed_ids):
+                print(f"{seed_run.label}: {seed_run.summary['train_seconds']:.1f} s of training, "
+                      f"{seed_run.finished - seed_run.created:.1f} s from queued to done, "
+                      f"{seed_run.summary['steps_per_second']:.1f} env steps/s")
+        if "dqn_run" in wanted:
+            book = run(store, "dqn", {"epochs": 600, "eval_every": 100, "test_games": 300}, "book loop, 600 games")
+            shoot(context, f"{base}/dqn?run={book}", out / "screenshot_dqn_run.png", "Watch the agent play", 2400)
+        if "turbo" in wanted:
+            turbo = run(store, "dqn", {"exec_mode": "turbo"}, "turbo, 1 s")
+            shoot(context, f"{base}/dqn?run={turbo}", out / "screenshot_turbo.png", "Watch the agent play", 2400)
+        if "hjb" in wanted:
+            hjb = run(store, "hjb", {"steps": 20_000, "eval_every": 2000}, "accurate, 20k steps", preset="accurate")
+            shoot(context, f"{base}/hjb?run={hjb}", out / "screenshot_hjb.png", "relative error over k", 2400)
+        if "bench" in wanted:
+            bench = run(store, "bench", {"workload": "hjb-step", "patterns": "eager,graph,xla,graph-k100",
+                                         "batch": "1,100,10000", "repeats": 3, "min_seconds": 0.3},
+                        "hjb-step, four styles")
+            shoot(context, f"{base}/bench?run={bench}", out / "screenshot_bench.png", "Why", 2200)
+        if "runs" in wanted:
+            shoot(context, f"{base}/runs", out / "screenshot_runs.png", "Tick runs in the table", 1100)
     print(f"screenshots in {out}/")
 
 

@@ -10,6 +10,13 @@ APP = str(Path(__file__).resolve().parents[1] / "app.py")
 CARD = {"cpu": "Test CPU", "cores": 2, "gpus": [], "tensorflow": "2.21.0"}
 
 
+def fixed_device_card(monkeypatch) -> None:
+    """Pages show CARD in the sidebar instead of asking TensorFlow (the real card is tested through the CLI)."""
+    from ui import sidebar
+
+    monkeypatch.setattr(sidebar, "device_card", lambda wait=True: CARD)
+
+
 def open_page(name: str, query: dict[str, str] | None = None) -> AppTest:
     """The app through its router, then the page pages/<name>.py, with the given link values."""
     at = AppTest.from_file(APP, default_timeout=60)
@@ -30,7 +37,7 @@ def drawn_charts(at: AppTest) -> dict[str, dict]:
     for chart in at.get("bidi_component"):
         data = json.loads(chart.proto.json)
         if "figure" in data:
-            found[data["title"]] = data["figure"]
+            found[data["title"]] = json.loads(data["figure"])  # sent as Plotly's JSON text
     return found
 
 

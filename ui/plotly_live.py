@@ -48,7 +48,13 @@ export default async function (component) {
     parentElement.appendChild(chart);
   }
   chart.setAttribute("data-title", data.title || "");
-  const figure = data.figure;
+  // The figure arrives as Plotly's own JSON text: parsed here once, and not at all when it is the text this chart
+  // already shows (a rerun re-sends every chart; only the ones whose data changed are drawn again).
+  if (chart.__rlcoreFigure === data.figure) {
+    return;
+  }
+  chart.__rlcoreFigure = data.figure;
+  const figure = JSON.parse(data.figure);
   await window.Plotly.react(chart, figure.data, figure.layout, data.config);
 }
 """
@@ -60,13 +66,14 @@ CONFIG = {"responsive": True, "scrollZoom": True, "doubleClick": "reset+autosize
           "modeBarButtonsToRemove": ["select2d", "lasso2d"], "toImageButtonOptions": {"format": "png", "scale": 2}}
 
 
-def figure_data(fig: go.Figure | dict[str, Any]) -> dict[str, Any]:
-    """A figure as plain JSON (numpy arrays as lists), as the component takes it."""
-    return json.loads(fig.to_json()) if isinstance(fig, go.Figure) else fig
+def figure_data(fig: go.Figure | dict[str, Any]) -> str:
+    """A figure as the JSON text the component takes: Plotly's own serialisation (orjson, numpy arrays included),
+    handed over as text so that it is not decoded here and encoded again for the browser on every tick."""
+    return fig.to_json() if isinstance(fig, go.Figure) else json.dumps(fig)
 
 
-def chart(fig: go.Figure | dict[str, Any], key: str, title: str = "") -> None:
+def chart(fig: go.Figure | dict[str, Any] | str, key: str, title: str = "") -> None:
     """Draw ``fig`` under ``key``: the first time a new chart, afterwards the same chart updated in place.
     ``title`` names the chart for people and tests (``data-title`` on its node) whatever its figure's title."""
-    data = figure_data(fig)
+    data = fig if isinstance(fig, str) else figure_data(fig)
     _CHART(data={"figure": data, "src": PLOTLY_SRC, "config": CONFIG, "title": title}, key=key)

@@ -1,17 +1,16 @@
 """Fixtures of the page tests: a real store in a temporary RLCORE_HOME, a fixed device card, a launch seam."""
 
 import pytest
-from pagetest import CARD
+from pagetest import fixed_device_card
 
 from rlcore.runs import worker
 from rlcore.runs.store import Store
-from ui import sidebar
 
 
 @pytest.fixture
 def store(tmp_path, monkeypatch):
     monkeypatch.setenv("RLCORE_HOME", str(tmp_path))
-    monkeypatch.setattr(sidebar, "device_card", lambda wait=True: CARD)  # the real card is tested through the CLI
+    fixed_device_card(monkeypatch)  # the real card is tested through the CLI
     return Store(tmp_path)
 
 

@@ -46,11 +46,9 @@ ENV = os.environ | {workloads.PLUGIN_ENV: HERE, "TF_CPP_MIN_LOG_LEVEL": "2"}
 def toy_store(tmp_path, monkeypatch):
     monkeypatch.setenv(workloads.PLUGIN_ENV, HERE)  # inherited by the worker processes launched below
     monkeypatch.setenv("RLCORE_HOME", str(tmp_path))
-    from pagetest import CARD
+    from pagetest import fixed_device_card
 
-    from ui import sidebar
-
-    monkeypatch.setattr(sidebar, "device_card", lambda wait=True: CARD)  # the real card is tested through the CLI
+    fixed_device_card(monkeypatch)  # the real card is tested through the CLI
     return Store(tmp_path)
 
 

@@ -172,12 +172,10 @@ def test_a_read_only_store_is_read_by_every_page_and_refuses_changes_in_one_sent
     listed = rlcore("runs", "list", home=readonly_home)
     assert listed.returncode == 0 and "graph" in listed.stdout  # reading still works
 
-    from pagetest import CARD, drawn_charts, open_page
-
-    from ui import sidebar
+    from pagetest import drawn_charts, fixed_device_card, open_page
 
     monkeypatch.setenv("RLCORE_HOME", str(readonly_home))
-    monkeypatch.setattr(sidebar, "device_card", lambda wait=True: CARD)
+    fixed_device_card(monkeypatch)
     runs = open_page("runs", {"runs": "1,2"})
     assert not runs.exception and drawn_charts(runs)  # the comparison still draws
     form = open_page("dqn")
@@ -255,13 +253,11 @@ def test_a_damaged_store_is_one_sentence_in_the_cli_and_on_every_page(tmp_path, 
     one_sentence(rlcore("runs", "list", home=tmp_path), "error: The run store at")
     assert "is damaged" in rlcore("runs", "list", home=tmp_path).stderr
 
-    from pagetest import APP, CARD
+    from pagetest import APP, fixed_device_card
     from streamlit.testing.v1 import AppTest
 
-    from ui import sidebar
-
     monkeypatch.setenv("RLCORE_HOME", str(tmp_path))
-    monkeypatch.setattr(sidebar, "device_card", lambda wait=True: CARD)
+    fixed_device_card(monkeypatch)
     at = AppTest.from_file(APP, default_timeout=60).run()
     for page in ("home", "dqn", "runs"):
         at.switch_page(f"pages/{page}.py").run()
@@ -330,12 +326,10 @@ def test_the_cli_prints_a_stored_label_without_its_terminal_escapes(tmp_path):
     ("dqn", {"seed": "2147483648"}, "seed must be at most 2,147,483,647, not 2,147,483,648."),
 ])
 def test_odd_link_values_are_one_sentence(tmp_path, monkeypatch, page, query, warning):
-    from pagetest import CARD, open_page, shown
-
-    from ui import sidebar
+    from pagetest import fixed_device_card, open_page, shown
 
     monkeypatch.setenv("RLCORE_HOME", str(tmp_path))
-    monkeypatch.setattr(sidebar, "device_card", lambda wait=True: CARD)
+    fixed_device_card(monkeypatch)
     store = Store(tmp_path)
     store.finish(store.create_run("dqn", {}), "cancelled")
     at = open_page(page, query)

@@ -135,12 +135,10 @@ def test_the_dashboard_can_restart_while_runs_go_on_and_its_view_catches_up(clus
     run_id = int(done.stdout.strip().splitlines()[-1])
     assert wait_final(store, run_id, timeout=180).status == "done"  # the service on the head carried it on
 
-    from pagetest import CARD, drawn_charts, open_page
-
-    from ui import sidebar
+    from pagetest import drawn_charts, fixed_device_card, open_page
 
     monkeypatch.setenv("RLCORE_HOME", str(store.home))
-    monkeypatch.setattr(sidebar, "device_card", lambda wait=True: CARD)
+    fixed_device_card(monkeypatch)
     view = open_page("dqn", {"run": str(run_id)})  # a new dashboard session sees the whole run
     assert not view.exception and view.subheader[0].value.endswith("— done")
     assert len(drawn_charts(view)) >= 3 and view.metric[0].label == "win rate"
