@@ -94,7 +94,7 @@ def main() -> None:
             for run_id in seed_ids:
                 wait(store, run_id)
             compare = f"{base}/runs?runs={','.join(map(str, seed_ids))}&metric=progress/games&x=wall&smoothing=0"
-            shoot(context, compare, out / "screenshot_compare.png", "ran .*x the env steps/s", 1900)
+            shoot(context, compare, out / "screenshot_compare.png", "ran .*x (the env steps/s|the original)", 1900)
             for seed_run in (store.get_run(i) for i in seed_ids):
                 print(f"{seed_run.label}: {seed_run.summary['train_seconds']:.1f} s of training, "
                       f"{seed_run.finished - seed_run.created:.1f} s from queued to done, "

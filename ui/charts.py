@@ -358,8 +358,8 @@ def step_time_chart(profiles: Mapping[str, Mapping[str, Any]]) -> go.Figure:
                              text=[f"  {fmt.seconds(t)} per step" for t in totals], textposition="middle right",
                              hoverinfo="skip"))
     fig.update_layout(title="one training step's time", barmode="stack", xaxis_title="seconds per step",
-                      xaxis={"range": [0, max([*totals, 1e-9]) * 1.35]}, height=160 + 50 * len(names),
-                      margin=MARGIN_WITH_LEGEND, legend=LEGEND)
+                      xaxis={"range": [0, max([*totals, 1e-9]) * 1.35]}, height=195 + 50 * len(names),
+                      margin=MARGIN | {"t": 105}, legend=LEGEND)  # room for the legend's two lines in a column
     return fig
 
 
