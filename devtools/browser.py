@@ -67,10 +67,23 @@ def chromium(extra_args: list[str] | None = None) -> Iterator:
         raise RuntimeError("install Debian's chromium (apt-get install chromium); .ci/run does")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS + (extra_args or []))
+        # Playwright gives a page 30 s to load and an action 30 s to happen; on a loaded one-core machine a page of
+        # this app can take longer. A wait is a bound against a hang, never a claim about speed: a minute.
+        browser.new_context = _patient(browser.new_context)
+        browser.new_page = _patient(browser.new_page)
         try:
             yield browser
         finally:
             browser.close()
+
+
+def _patient(make, milliseconds: float = 60_000):
+    def made(*args, **kwargs):
+        made_thing = make(*args, **kwargs)  # a context or a page: both take the same defaults
+        made_thing.set_default_timeout(milliseconds)
+        made_thing.set_default_navigation_timeout(milliseconds)
+        return made_thing
+    return made
 
 
 def wait_for_app(page) -> None:

@@ -224,7 +224,7 @@ def train(cfg: DQNConfig, reporter: report.Reporter | None = None) -> TurboResul
         def timed_steps() -> int:
             return int(agent.collected) * cfg.turbo.games - profiled_steps
 
-        while train_seconds < budget and not stopped:
+        while (train_seconds < budget or capture.pending) and not stopped:  # a profile asked for is taken
             calls = capture.excluded_steps
             t = time.perf_counter()
             with capture.step():

@@ -318,6 +318,12 @@ class Window:
     def active(self) -> bool:
         return self.wanted > 0 and self.logdir is not None
 
+    @property
+    def pending(self) -> bool:
+        """Whether the window still wants steps: a loop bounded by time runs on until it has them (the profiled
+        steps are no part of its time), so a profile never depends on how fast the machine is."""
+        return self.active and not self.error and self.captured < self.wanted
+
     @contextlib.contextmanager
     def step(self, units: int = 1) -> Iterator[None]:
         """Around one step of the loop (``units``: the loop's own steps it holds, such as K per call)."""
@@ -420,6 +426,7 @@ class NoWindow:
     excluded_seconds = 0.0
     excluded_steps = 0
     active = False
+    pending = False
 
     @contextlib.contextmanager
     def step(self, units: int = 1) -> Iterator[None]:
