@@ -8,6 +8,7 @@ import http.server
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from typing import ClassVar
 
@@ -188,9 +189,14 @@ def test_hostile_names_and_link_values_show_as_plain_bounded_text_and_fetch_noth
         for element in page.locator("h1, h2, h3, h4, [data-testid='stAlert'], .legendtext").all():
             assert element.bounding_box() is None or element.bounding_box()["height"] < 200, element.inner_text()[:80]
         if where in ("run", "links") or url.endswith(f"sweep={sweep_id}"):  # it reads as typed, not interpreted
-            typed = [field.input_value() for field in app.locator("input[type='text'], textarea").all()]
-            text = app.inner_text() + " ".join(typed)  # a number typed as text stays in its field, as typed
             shown = ("![p](", "[Session expired", "<a href", "WWW")
+            deadline = time.monotonic() + 60  # the fields fill in as the page settles: a bound, not a speed
+            while True:
+                typed = [field.input_value() for field in app.locator("input[type='text'], textarea").all()]
+                text = app.inner_text() + " ".join(typed)  # a number typed as text stays in its field, as typed
+                if any(p in text for p in shown) or time.monotonic() > deadline:
+                    break
+                page.wait_for_timeout(250)
             assert any(p in text for p in shown), (url[:120], text[-600:])
         if where == "compare":
             legend = " ".join(page.locator(".legendtext").all_text_contents())
