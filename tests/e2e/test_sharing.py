@@ -234,19 +234,25 @@ _NAMESPACE_SETUP = (f"ip link set lo up && {_INTERFACE} && ip addr add 10.77.0.2
 
 
 @pytest.mark.skipif(not _can_make_namespaces(), reason="a network namespace of its own needs root and unshare")
-def test_the_readme_s_sharing_recipe_answers_at_the_network_url_it_prints_as_a_viewer(tmp_path):
-    """`make run HOST=0.0.0.0`, as the README says, in a namespace whose address is a private test one on a dummy
-    interface (nothing leaves it): the Network URL Streamlit prints opens the lab, for a viewer."""
+def _checked_in_namespace(script: str, home, timeout: float) -> dict:
+    """Run devtools/<script> in a network namespace of its own (loopback and the private test address only) and
+    return what it saw (the last line of its output, JSON)."""
     import json
     import subprocess
     import sys
 
-    check = str(ROOT / "devtools" / "share_check.py")
-    proc = subprocess.run(["unshare", "-n", "sh", "-c", _NAMESPACE_SETUP, sys.executable, check, str(tmp_path)],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(["unshare", "-n", "sh", "-c", _NAMESPACE_SETUP, sys.executable,
+                           str(ROOT / "devtools" / script), str(home)], capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, proc.stderr[-3000:]
     seen = json.loads(proc.stdout.strip().splitlines()[-1])
     assert "error" not in seen, seen
+    return seen
+
+
+def test_the_readme_s_sharing_recipe_answers_at_the_network_url_it_prints_as_a_viewer(tmp_path):
+    """`make run HOST=0.0.0.0`, as the README says, in a namespace whose address is a private test one on a dummy
+    interface (nothing leaves it): the Network URL Streamlit prints opens the lab, for a viewer."""
+    seen = _checked_in_namespace("share_check.py", tmp_path, timeout=300)
     assert re.fullmatch(r"http://10\.77\.0\.2:\d+", seen["url"]) and seen["title"] == "TF Training Lab"
     assert "You are a viewer" in seen["sidebar"] and seen["reproduce_buttons"] == 0
     assert any("Shared: viewers open the Network URL" in line for line in seen["printed"])
@@ -258,16 +264,7 @@ def test_a_viewer_emptying_streamlit_s_caches_lifts_no_lockout_and_starts_no_wor
     sends Streamlit's `clear_cache` twenty times, each followed by a rerun: the passphrase lockout a browser
     earned holds (the right passphrase is still refused, in that session and a new one), and the server starts
     no process for it (the device card is asked once per server, not per cache)."""
-    import json
-    import subprocess
-    import sys
-
-    check = str(ROOT / "devtools" / "clear_cache_check.py")
-    proc = subprocess.run(["unshare", "-n", "sh", "-c", _NAMESPACE_SETUP, sys.executable, check, str(tmp_path)],
-                          capture_output=True, text=True, timeout=400)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    seen = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert "error" not in seen, seen
+    seen = _checked_in_namespace("clear_cache_check.py", tmp_path, timeout=400)
     assert "You are a viewer" in seen["sidebar"]
     assert "not the operator's passphrase" in seen["wrong"][0] and "Too many wrong passphrases" in seen["wrong"][-1]
     assert seen["reruns"] == 20  # every clear was taken and followed by a whole run of the page
