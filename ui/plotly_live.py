@@ -6,13 +6,18 @@ whose data changed is unmounted and drawn from scratch on every tick (streamlit/
 machine costs the watched run its speed (docs/measurements/live_view_cost.md). This component is mounted once per
 key; each rerun hands it the new figure and its script calls ``Plotly.react``, which updates the drawn chart.
 
-plotly.js comes from the installed ``plotly`` package (its ``package_data/plotly.min.js``), served by Streamlit's
-component route: no CDN, so the lab works offline. The page loads it once, whatever the number of charts.
+plotly.js comes from the installed ``plotly`` package (its ``package_data/plotly.min.js``): no CDN, so the lab works
+offline. The page loads it once, whatever the number of charts, and the browser keeps it: a copy under the app's
+``static/`` folder (Streamlit's static serving sends it with a validator, so a page opened again revalidates and
+reuses the compiled script; 4.8 MB parsed anew on every page open cost a short run several percent of its speed,
+docs/measurements/live_view_cost.md). Where that folder cannot be written, the component route (no validator).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +30,26 @@ import streamlit.components.v2 as components_v2
 # one is the installed plotly package's, which holds plotly.min.js.
 _PLOTLY_JS = components_v1.declare_component("rlcore_plotly_js", path=str(Path(plotly.__file__).parent /
                                                                         "package_data"))
-PLOTLY_SRC = f"./component/{_PLOTLY_JS.name}/plotly.min.js"  # relative: any base path the app is served under
+STATIC = Path(__file__).resolve().parents[1] / "static"  # beside app.py: Streamlit serves it at app/static/
+
+
+def _plotly_src() -> str:
+    """Where pages load plotly.js from, relative (any base path the app is served under): the copy in ``static/``,
+    named by plotly's version so an upgrade is a new address, made here if missing; else the component route."""
+    installed = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    copy = STATIC / f"plotly-{plotly.__version__}.min.js"
+    try:
+        if not copy.exists() or copy.stat().st_size != installed.stat().st_size:
+            STATIC.mkdir(exist_ok=True)
+            part = copy.with_name(f".{copy.name}.{os.getpid()}")
+            shutil.copy2(installed, part)  # its modification time too: the browser's heuristic freshness reads it
+            part.replace(copy)  # whole or absent, whoever else is copying
+    except OSError:
+        return f"./component/{_PLOTLY_JS.name}/plotly.min.js"
+    return f"./app/static/{copy.name}"
+
+
+PLOTLY_SRC = _plotly_src()
 
 _JS = """
 export default async function (component) {

@@ -11,6 +11,7 @@ import os
 import re
 import time
 
+import plotly
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -88,9 +89,14 @@ def _draws_until_newest(page: Page, store: Store, run_id: int, text: str, timeou
 def test_a_written_row_reaches_the_chart_within_the_refresh_and_the_run_is_marked_watched(home, server, page):
     store = Store(home)
     run_id = _running_run(store)
+    plotly_js = []
+    page.on("response", lambda r: plotly_js.append(r) if re.search(r"plotly[^/]*\.js", r.url) else None)
     page.goto(f"{server}/dqn?run={run_id}")  # the default refresh
     wait_for_app(page)
     _wait_for_newest(page, "300")
+    # plotly.js from the app's own static folder, with a validator: a page opened again reuses the browser's copy.
+    assert [r.url.split("/app/static/")[-1] for r in plotly_js] == [f"plotly-{plotly.__version__}.min.js"]
+    assert plotly_js[0].ok and "etag" in plotly_js[0].all_headers()
     page.evaluate(TAG, SPEED_CHART)
 
     # Each new row must be on the chart by the view's next draw: the draw under way when it was written may have

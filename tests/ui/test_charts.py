@@ -78,3 +78,21 @@ def test_a_grouped_chart_draws_a_mean_line_and_a_lowest_to_highest_band_per_grou
     assert line.y[7] == pytest.approx(at_step.mean())
     band = bands[1]
     assert max(band.y) == pytest.approx(one["value"].max()) and min(band.y) == pytest.approx(one["value"].min())
+
+
+def test_plotly_js_is_served_from_a_copy_named_by_its_version_or_else_from_the_component_route(tmp_path, monkeypatch):
+    import plotly
+
+    from ui import plotly_live
+
+    monkeypatch.setattr(plotly_live, "STATIC", tmp_path / "static")
+    assert plotly_live._plotly_src() == f"./app/static/plotly-{plotly.__version__}.min.js"
+    copy = tmp_path / "static" / f"plotly-{plotly.__version__}.min.js"
+    assert copy.read_bytes()[:200] == (plotly_live.Path(plotly.__file__).parent / "package_data" /
+                                       "plotly.min.js").read_bytes()[:200]
+    copy.write_text("half a file")  # an interrupted copy is made whole again
+    plotly_live._plotly_src()
+    assert copy.stat().st_size > 1_000_000
+    (tmp_path / "file").write_text("")
+    monkeypatch.setattr(plotly_live, "STATIC", tmp_path / "file" / "static")  # a folder that cannot be made
+    assert plotly_live._plotly_src().startswith("./component/")
