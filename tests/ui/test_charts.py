@@ -96,3 +96,16 @@ def test_plotly_js_is_served_from_a_copy_named_by_its_version_or_else_from_the_c
     (tmp_path / "file").write_text("")
     monkeypatch.setattr(plotly_live, "STATIC", tmp_path / "file" / "static")  # a folder that cannot be made
     assert plotly_live._plotly_src().startswith("./component/")
+
+
+def test_a_chart_drawn_in_place_carries_real_colours_not_streamlit_s_theme_placeholders():
+    import json
+
+    import streamlit  # noqa: F401  (importing it makes its placeholder template plotly's default)
+
+    from ui import plotly_live
+
+    cells = [{"device": "cpu", "pattern": p, "steps_per_second": v} for p, v in (("eager", 10.0), ("graph", 90.0))]
+    sent = plotly_live.figure_data(charts.bench_bar_chart(cells))
+    assert "#000001" not in sent and "#000011" not in sent  # Streamlit's placeholders, black in plotly.js
+    assert json.loads(sent)["layout"]["template"]["layout"]["colorway"][0] == charts.PALETTE[0]
