@@ -104,6 +104,9 @@ def figure_data(fig: go.Figure | dict[str, Any]) -> str:
     given this component's TEMPLATE."""
     if isinstance(fig, go.Figure):
         fig.layout.template = TEMPLATE
+        # A zoom, a pan or a legend click stays while new rows arrive (Plotly.react keeps what the user changed as
+        # long as uirevision does not), as TensorBoard keeps it across reloads; double-click resets.
+        fig.layout.uirevision = "kept"
         return fig.to_json()
     return json.dumps(fig)
 

@@ -150,6 +150,22 @@ def test_a_live_comparison_updates_its_chart_in_place_and_the_charts_answer_the_
     page.wait_for_function(drawn, timeout=60_000)
     assert page.evaluate(f"() => ({compare})().__tagged === true")  # the same node: Plotly.react swapped its data
 
+    # A zoom stays while rows arrive (uirevision), as TensorBoard keeps it across reloads.
+    drag = page.locator("[data-testid='rlcoreChart'][data-title='env steps per second'] .nsewdrag").first
+    drag.scroll_into_view_if_needed()
+    box = drag.bounding_box()
+    x_range = f"() => ({compare})()._fullLayout.xaxis.range.slice()"
+    whole = page.evaluate(x_range)
+    page.mouse.move(box["x"] + box["width"] * 0.5, box["y"] + box["height"] / 2)
+    for _ in range(3):  # plotly.js zooms at most 10% per wheel event
+        page.mouse.wheel(0, -100)
+    page.wait_for_function(f"() => {{ const r = ({x_range})(); return r[1] - r[0] < {(whole[1] - whole[0]) * 0.95}; }}",
+                           timeout=20_000)  # zoomed in on steps
+    zoomed = page.evaluate(x_range)
+    store.report(live, [(1200, 12.0, report.ENV_STEPS_PER_S, 366.0)], progress=0.5)
+    page.wait_for_function(drawn.replace("1100", "1200"), timeout=60_000)
+    assert page.evaluate(x_range) == pytest.approx(zoomed)
+
     # The run's own charts as a TensorBoard user expects them: a hover rule with the values, the wheel zooming the
     # step axis only, a double-click resetting it, the smoothing slider working from the keyboard, log decades.
     page.goto(f"{server}/dqn?run={live}&refresh=paused")
