@@ -9,6 +9,11 @@ meanwhile (from /proc: their CPU seconds over the run's wall time).
     .venv/bin/python benchmarks/live_view_cost.py --repeats 3 --json docs/measurements/live_view_cost.json
     .venv/bin/python benchmarks/live_view_cost.py --workloads hjb --pool docs/measurements/live_view_cost.json
     .venv/bin/python benchmarks/live_view_cost.py --synthetic 30      # the view alone, no training
+    .venv/bin/python benchmarks/live_view_cost.py --page-opens 4      # what opening the view costs the browser
+    .venv/bin/python benchmarks/live_view_cost.py --workloads dqn --epochs 3000   # a DQN as long as the HJB run
+
+The 600-game DQN trains for about 7 s on a fast day, about as long as a page takes to open, so it measures the
+page's opening as much as watching; 3,000 games train for about 30 s.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import re
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -125,6 +131,52 @@ def summarise(name: str, results: dict[str, list[dict]], unit: str, seed: int) -
     return table
 
 
+def dqn_like_rows(step: int) -> list[tuple]:
+    """The rows a DQN worker flushes about every 0.5 s (150 env steps at 300 env steps/s), ending at ``step``."""
+    wall = step / 300
+    rows = [(step, wall, report.LOSS, 2.0 * 0.995 ** (step / 150)), (step, wall, report.ENV_STEPS_PER_S, 300.0),
+            (step, wall, report.GAMES, step / 15), (step, wall, report.EPSILON, 0.3)]
+    rows += [(step, wall, report.PHASE_PREFIX + p, wall / 5) for p in ("env", "act", "replay", "train", "sync")]
+    if step % 3000 == 0:
+        rows.append((step, wall, report.WIN_RATE, 0.5))
+    return rows
+
+
+def page_opens(count: int, store: Store, base: str, context) -> list[dict]:
+    """What opening a live run view costs the browser: ``count`` opens in a row in one browser of a run whose rows
+    arrive as the DQN's do; CPU seconds in the first 6 s after the address is entered, then the cores used by 10 s
+    of watching at the default refresh."""
+    run_id = store.create_run("dqn", DQNConfig(epochs=100_000), "page opens")
+    store.mark_running(run_id, os.getpid(), {})
+    stop = threading.Event()
+
+    def write() -> None:
+        step = 0
+        while not stop.wait(0.5):
+            step += 150
+            store.report(run_id, dqn_like_rows(step), progress=0.1)
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    time.sleep(3)
+    out = []
+    try:
+        for _ in range(count):
+            page = context.new_page()
+            before = cpu_seconds("chromium")
+            page.goto(f"{base}/dqn?run={run_id}")
+            time.sleep(6)
+            opened = cpu_seconds("chromium")
+            time.sleep(10)
+            out.append({"open_cpu_seconds": opened - before, "watching_cores": (cpu_seconds("chromium") - opened) / 10})
+            page.close()
+    finally:
+        stop.set()
+        writer.join(timeout=5)
+        store.finish(run_id, "cancelled")
+    return out
+
+
 def synthetic(seconds: float, refresh: str, store: Store, base: str, context, write: bool = True) -> dict:
     """The view's own cost, without training: a run whose rows arrive as the DQN's do (a record every 0.5 s,
     flushed every 0.5 s; or none, to see what an idle tick costs) watched for ``seconds``; the cores the server
@@ -137,16 +189,11 @@ def synthetic(seconds: float, refresh: str, store: Store, base: str, context, wr
     server, browser = rf"streamlit run app\.py.*--server\.port {port}", r"chromium"
     time.sleep(3)
     before, start = (cpu_seconds(server), cpu_seconds(browser)), time.monotonic()
-    step, loss, wall = 0, 2.0, 0.0
+    step = 0
     while time.monotonic() - start < seconds:
-        step, wall, loss = step + 150, wall + 0.5, loss * 0.995
-        rows = [(step, wall, report.LOSS, loss), (step, wall, report.ENV_STEPS_PER_S, 300.0),
-                (step, wall, report.GAMES, step / 15), (step, wall, report.EPSILON, 0.3)]
-        rows += [(step, wall, report.PHASE_PREFIX + p, wall / 5) for p in ("env", "act", "replay", "train", "sync")]
-        if step % 3000 == 0:
-            rows.append((step, wall, report.WIN_RATE, 0.5))
+        step += 150
         progress = (time.monotonic() - start) / 100 % 1  # the bar moves as a 100 s run's does
-        store.report(run_id, rows if write else [], progress=progress)
+        store.report(run_id, dqn_like_rows(step) if write else [], progress=progress)
         time.sleep(0.5)
     wall_seconds = time.monotonic() - start
     out = {"server_cores": (cpu_seconds(server) - before[0]) / wall_seconds,
@@ -166,6 +213,8 @@ def main() -> None:
     parser.add_argument("--refreshes", default="1s,2s,5s", help="comma-separated live refresh periods to watch at")
     parser.add_argument("--synthetic", type=float, metavar="SECONDS",
                         help="instead: the view's own cost over SECONDS, no training (rows arrive as the DQN's do)")
+    parser.add_argument("--page-opens", type=int, metavar="N",
+                        help="instead: what opening a live run view costs the browser, N opens in a row")
     parser.add_argument("--json", type=Path, help="write the raw results here")
     parser.add_argument("--pool", type=Path, help="count an earlier --json's runs (same protocol) with these")
     args = parser.parse_args()
@@ -175,6 +224,11 @@ def main() -> None:
             chromium() as browser:
         store = Store(tmp)
         context = browser.new_context(viewport={"width": 1400, "height": 2100})
+        if args.page_opens:
+            for i, cost in enumerate(page_opens(args.page_opens, store, base, context), 1):
+                print(f"open {i}: {cost['open_cpu_seconds']:.2f} CPU seconds in its first 6 s, then "
+                      f"{cost['watching_cores']:.3f} of a core watching", flush=True)
+            return
         if args.synthetic:
             refreshes = args.refreshes.split(",")
             for refresh, write in [(r, True) for r in refreshes] + [(refreshes[0], False), ("paused", True)]:
