@@ -126,10 +126,12 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as bare:  # the same server and browser, an app of one table
             (Path(bare) / "app.py").write_text("import streamlit as st\nst.dataframe({'a': [1, 2, 3]})\n")
             served.ROOT = Path(bare)
-            for _ in range(ARGS.repeats):
-                with served.served_app(Path(home), timeout=120) as base, served.chromium() as browser:
-                    floor.append(opened(browser.new_context(), base, READY["runs"]))
-            served.ROOT = TREE
+            try:
+                for _ in range(ARGS.repeats):
+                    with served.served_app(Path(home), timeout=120) as base, served.chromium() as browser:
+                        floor.append(opened(browser.new_context(), base, READY["runs"]))
+            finally:
+                served.ROOT = TREE
         numbers["floor_cold"] = floor
         with served.served_app(Path(home), timeout=120) as base, served.chromium() as browser:
             numbers["mb_started"] = server_mb(base)

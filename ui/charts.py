@@ -96,6 +96,14 @@ def x_axis(xs: pd.Series, x: str) -> dict:
     return axis
 
 
+def _lines_layout(title: str, xaxis: dict, yaxis: dict, legend: bool) -> dict:
+    """The layout of a metric's lines: the hover rule across at the pointer with every line's value, the wheel
+    zooming x only (y fixed), a legend above the plot when there is more than one line."""
+    return {"title": {"text": title}, "xaxis": xaxis | SPIKES, "yaxis": yaxis | {"fixedrange": True},
+            "hovermode": "x unified", "dragmode": "zoom", "margin": MARGIN_WITH_LEGEND if legend else MARGIN,
+            "legend": LEGEND, "showlegend": legend, "height": 320}
+
+
 def metric_chart(metrics: pd.DataFrame, name: str, *, labels: Mapping[int, str] | None = None, x: str = "step",
                  smoothing: float = 0.0, log_y: bool = False, title: str | None = None,
                  percent: bool = False) -> go.Figure:
@@ -130,11 +138,8 @@ def metric_chart(metrics: pd.DataFrame, name: str, *, labels: Mapping[int, str] 
                            "showlegend": False, "text": [fmt.value(float(shown.iloc[-1]), percent)],
                            "textposition": "top left", "textfont": {"color": color}, "hoverinfo": "skip",
                            "name": f"{label} (newest)"})
-    return go.Figure(data=traces, layout={
-        "title": {"text": title or fmt.metric_title(name)}, "xaxis": x_axis(rows[x], x) | SPIKES,
-        "yaxis": y_axis(rows["value"], log_y=log_y, percent=percent) | {"fixedrange": True},
-        "hovermode": "x unified", "dragmode": "zoom", "margin": MARGIN_WITH_LEGEND if several else MARGIN,
-        "legend": LEGEND, "showlegend": several, "height": 320})
+    return go.Figure(data=traces, layout=_lines_layout(title or fmt.metric_title(name), x_axis(rows[x], x),
+                                                       y_axis(rows["value"], log_y=log_y, percent=percent), several))
 
 
 def grouped_metric_chart(metrics: pd.DataFrame, name: str, groups: Mapping[int, str], *, smoothing: float = 0.0,
@@ -161,11 +166,8 @@ def grouped_metric_chart(metrics: pd.DataFrame, name: str, groups: Mapping[int, 
         traces.append({"type": "scatter", "x": stats["step"], "y": smooth(stats["mean"], smoothing, log_y),
                        "mode": "lines", "name": label, "line": {"color": color},
                        "hovertemplate": f"{hover}<extra>{label}</extra>"})
-    return go.Figure(data=traces, layout={
-        "title": {"text": title or fmt.metric_title(name)}, "xaxis": x_axis(rows["step"], "step") | SPIKES,
-        "yaxis": y_axis(rows["value"], log_y=log_y, percent=percent) | {"fixedrange": True},
-        "hovermode": "x unified", "dragmode": "zoom", "margin": MARGIN_WITH_LEGEND, "legend": LEGEND,
-        "showlegend": True, "height": 320})
+    return go.Figure(data=traces, layout=_lines_layout(title or fmt.metric_title(name), x_axis(rows["step"], "step"),
+                                                       y_axis(rows["value"], log_y=log_y, percent=percent), True))
 
 
 ONCE_PHASES = ("compile", "eval")  # paid once per run, not per step: no time per step beside them

@@ -26,17 +26,19 @@ import plotly.graph_objects as go
 import streamlit.components.v1 as components_v1
 import streamlit.components.v2 as components_v2
 
+from ui.charts import PALETTE
+
 # A component declared only for its folder: Streamlit serves the files of a declared component's folder, and this
 # one is the installed plotly package's, which holds plotly.min.js.
-_PLOTLY_JS = components_v1.declare_component("rlcore_plotly_js", path=str(Path(plotly.__file__).parent /
-                                                                        "package_data"))
+PACKAGE_DATA = Path(plotly.__file__).parent / "package_data"
+_PLOTLY_JS = components_v1.declare_component("rlcore_plotly_js", path=str(PACKAGE_DATA))
 STATIC = Path(__file__).resolve().parents[1] / "static"  # beside app.py: Streamlit serves it at app/static/
 
 
 def _plotly_src() -> str:
     """Where pages load plotly.js from, relative (any base path the app is served under): the copy in ``static/``,
     named by plotly's version so an upgrade is a new address, made here if missing; else the component route."""
-    installed = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    installed = PACKAGE_DATA / "plotly.min.js"
     copy = STATIC / f"plotly-{plotly.__version__}.min.js"
     try:
         if not copy.exists() or copy.stat().st_size != installed.stat().st_size:
@@ -94,8 +96,7 @@ CONFIG = {"responsive": True, "scrollZoom": True, "doubleClick": "reset+autosize
 # holds colour placeholders (#000001, ...) that only st.plotly_chart swaps for the theme's, so drawn here a chart
 # without colours of its own came out near-black; and it is 3.5 kB more to send on every tick.
 TEMPLATE = {"layout": {"font": {"family": '"Source Sans", "Source Sans Pro", sans-serif', "color": "#31333f"},
-                       "colorway": ["#636efa", "#ef553b", "#00cc96", "#ab63fa", "#ffa15a", "#19d3f3", "#ff6692",
-                                    "#b6e880", "#ff97ff", "#fecb52"]}}
+                       "colorway": list(PALETTE)}}
 
 
 def figure_data(fig: go.Figure | dict[str, Any]) -> str:

@@ -68,7 +68,7 @@ def show(store: Store, runs: list[Run]) -> list[int]:
     # The fragment below keeps what it refers to for as long as Streamlit keeps the session (a closed tab's session
     # lives on for two minutes): the table's few columns, never the runs themselves (2,000 runs with their
     # configs and summaries held ~20 MB per session, benchmarks/page_load.py).
-    first_table = views.runs_table(runs)
+    first_table = None if live else views.runs_table(runs)  # a live table is read anew on every run of its part
 
     @st.fragment(run_every=REFRESH_SECONDS if live else None)
     def table_part() -> None:
