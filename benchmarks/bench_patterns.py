@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rlcore import bench
-from rlcore.config import BenchConfig
+from rlcore.workloads.bench import harness as bench
+from rlcore.workloads.bench.config import BenchConfig
 
 TABLES = {
     "dqn-act": {"workload": "dqn-act", "batch": "1"},

@@ -23,24 +23,27 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 logging.getLogger("streamlit").setLevel(logging.ERROR)  # "missing ScriptRunContext": no app is running here
 
-from rlcore import report, system_metrics  # noqa: E402
-from ui import charts, plotly_live  # noqa: E402
+from rlcore.contract import reporting
+from rlcore.tracking import system_metrics
+from rlcore.workloads.dqn import metrics as dqn_metrics
+from ui import charts, plotly_live
 
 
 def metrics(rows: int) -> pd.DataFrame:
     steps = np.arange(1, rows + 1) * 150
     def one(name: str, values) -> pd.DataFrame:
         return pd.DataFrame({"run_id": 1, "step": steps, "wall": steps / 300.0, "name": name, "value": values})
-    return pd.concat([one(report.LOSS, np.exp(-steps / 1e4) + 0.01), one(report.ENV_STEPS_PER_S, 300 + steps % 50),
-                      one(report.WIN_RATE, np.minimum(1.0, steps / steps[-1])),
+    return pd.concat([one(reporting.LOSS, np.exp(-steps / 1e4) + 0.01),
+                      one(dqn_metrics.ENV_STEPS_PER_S, 300 + steps % 50),
+                      one(dqn_metrics.WIN_RATE, np.minimum(1.0, steps / steps[-1])),
                       one(system_metrics.RUN_CORES, np.ones(rows)), one(system_metrics.MACHINE_CORES, np.ones(rows))])
 
 
 def tick(frame: pd.DataFrame) -> list[str]:
     """The five charts of a DQN run view, as JSON text for the component."""
-    figures = [charts.metric_chart(frame, report.LOSS, title="loss", smoothing=0.6, log_y=True),
-               charts.metric_chart(frame, report.ENV_STEPS_PER_S, title="env steps per second", smoothing=0.6),
-               charts.metric_chart(frame, report.WIN_RATE, title="win rate", percent=True),
+    figures = [charts.metric_chart(frame, reporting.LOSS, title="loss", smoothing=0.6, log_y=True),
+               charts.metric_chart(frame, dqn_metrics.ENV_STEPS_PER_S, title="env steps per second", smoothing=0.6),
+               charts.metric_chart(frame, dqn_metrics.WIN_RATE, title="win rate", percent=True),
                charts.phase_chart({"env": 1.0, "act": 2.0, "replay": 0.5, "train": 3.0, "sync": 0.1}, 1000),
                charts.system_chart(frame, 2)]
     return [plotly_live.figure_data(f) for f in figures]

@@ -22,9 +22,10 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ["CUDA_VISIBLE_DEVICES"] = "-1"
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rlcore import dqn, report
-from rlcore.config import DQNConfig
-from rlcore.environment import environment_card
+from rlcore.contract import reporting
+from rlcore.tracking.machine import environment_card
+from rlcore.workloads.dqn import book_loop as dqn
+from rlcore.workloads.dqn.config import DQNConfig
 
 DEFAULT_SECONDS = {"naive": 90.0, "eager": 40.0, "graph": 20.0, "xla": 20.0}
 
@@ -34,12 +35,12 @@ class SteadyState:
 
     def __init__(self, budget: float, warmup_steps: int) -> None:
         self.budget, self.warmup_steps = budget, warmup_steps
-        self.records: list[report.Record] = []
+        self.records: list[reporting.Record] = []
 
-    def on_start(self, info: report.RunInfo) -> None:
+    def on_start(self, info: reporting.RunInfo) -> None:
         pass
 
-    def on_record(self, record: report.Record) -> bool:
+    def on_record(self, record: reporting.Record) -> bool:
         if record.step > self.warmup_steps:
             self.records.append(record)
         return record.wall_seconds < self.budget
@@ -52,7 +53,7 @@ class SteadyState:
         steps = last.step - first.step
         seconds = last.wall_seconds - first.wall_seconds
         ms_per_step = {
-            p: 1e3 * (last.metrics[report.PHASE_PREFIX + p] - first.metrics[report.PHASE_PREFIX + p]) / steps
+            p: 1e3 * (last.metrics[reporting.PHASE_PREFIX + p] - first.metrics[reporting.PHASE_PREFIX + p]) / steps
             for p in dqn.PHASES
         }
         return {"steps": steps, "seconds": seconds, "steps_per_second": steps / seconds, "ms_per_step": ms_per_step}

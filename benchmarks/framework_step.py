@@ -16,8 +16,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rlcore import bench  # noqa: E402
-from rlcore.config import BenchConfig  # noqa: E402
+from rlcore.workloads.bench import harness as bench
+from rlcore.workloads.bench.config import BenchConfig
 
 
 def main() -> None:

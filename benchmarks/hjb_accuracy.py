@@ -21,8 +21,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ["CUDA_VISIBLE_DEVICES"] = "-1"
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rlcore import hjb, workloads
-from rlcore.config import hjb_preset, percent_text
+from rlcore.contract import workloads
+from rlcore.contract.text import percent_text
+from rlcore.workloads.hjb import solver as hjb
 
 FAST = {"exec_mode": "xla", "derivative": "tangent", "steps_per_call": 1000, "eval_every": 0}
 DECAY = FAST | {"batch_size": 1000, "lr_schedule": "cosine", "lr_final": 1e-5, "steps": 200_000}
@@ -54,7 +55,7 @@ def main() -> None:
     out = []
     for name in args.rows:
         label, preset, overrides = ROWS[name]
-        cfg = hjb_preset(preset, **(overrides | {"seed": args.seed}))
+        cfg = workloads.get("hjb").make_config(overrides | {"seed": args.seed}, preset)
         result = hjb.train(cfg)
         acc = result.accuracy
         verdict = workloads.get("hjb").judge(cfg, result.summary())

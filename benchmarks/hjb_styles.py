@@ -23,9 +23,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ["CUDA_VISIBLE_DEVICES"] = "-1"
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rlcore import hjb
-from rlcore.config import HJBConfig
-from rlcore.environment import environment_card
+from rlcore.tracking.machine import environment_card
+from rlcore.workloads.hjb import solver as hjb
+from rlcore.workloads.hjb.config import HJBConfig
 
 # (exec style, V' formulation, steps per call); the first row is the seed's pattern, the yardstick.
 CELLS = [

@@ -33,11 +33,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from devtools.browser import chromium, served_app  # noqa: E402
-from rlcore import report  # noqa: E402
-from rlcore.config import DQNConfig, HJBConfig  # noqa: E402
-from rlcore.runs.store import ACTIVE, Store  # noqa: E402
-from rlcore.runs.worker import launch  # noqa: E402
+from devtools.browser import chromium, served_app
+from rlcore.contract import reporting
+from rlcore.runs import service
+from rlcore.runs.local import launch
+from rlcore.runs.store import ACTIVE, Store
+from rlcore.workloads.dqn import metrics as dqn_metrics
+from rlcore.workloads.dqn.config import DQNConfig
+from rlcore.workloads.hjb.config import HJBConfig
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -63,7 +66,7 @@ def one_run(store: Store, kind: str, cfg, label: str, port: int, watch=None) -> 
     """Launch through the worker; with ``watch`` keep its live view open. CPU shares are over the run's life."""
     server, browser = rf"streamlit run app\.py.*--server\.port {port}", r"chromium"
     before, start = (cpu_seconds(server), cpu_seconds(browser)), time.monotonic()
-    run_id = store.create_run(kind, cfg, label)
+    run_id = service.create_run(store, kind, cfg, label)
     launch(store, run_id)
     page = watch(run_id) if watch else None
     while store.get_run(run_id).status in ACTIVE:
@@ -134,11 +137,11 @@ def summarise(name: str, results: dict[str, list[dict]], unit: str, seed: int) -
 def dqn_like_rows(step: int) -> list[tuple]:
     """The rows a DQN worker flushes about every 0.5 s (150 env steps at 300 env steps/s), ending at ``step``."""
     wall = step / 300
-    rows = [(step, wall, report.LOSS, 2.0 * 0.995 ** (step / 150)), (step, wall, report.ENV_STEPS_PER_S, 300.0),
-            (step, wall, report.GAMES, step / 15), (step, wall, report.EPSILON, 0.3)]
-    rows += [(step, wall, report.PHASE_PREFIX + p, wall / 5) for p in ("env", "act", "replay", "train", "sync")]
+    rows = [(step, wall, reporting.LOSS, 2.0 * 0.995 ** (step / 150)), (step, wall, dqn_metrics.ENV_STEPS_PER_S, 300.0),
+            (step, wall, dqn_metrics.GAMES, step / 15), (step, wall, dqn_metrics.EPSILON, 0.3)]
+    rows += [(step, wall, reporting.PHASE_PREFIX + p, wall / 5) for p in ("env", "act", "replay", "train", "sync")]
     if step % 3000 == 0:
-        rows.append((step, wall, report.WIN_RATE, 0.5))
+        rows.append((step, wall, dqn_metrics.WIN_RATE, 0.5))
     return rows
 
 
@@ -146,7 +149,7 @@ def page_opens(count: int, store: Store, base: str, context) -> list[dict]:
     """What opening a live run view costs the browser: ``count`` opens in a row in one browser of a run whose rows
     arrive as the DQN's do; CPU seconds in the first 6 s after the address is entered, then the cores used by 10 s
     of watching at the default refresh."""
-    run_id = store.create_run("dqn", DQNConfig(epochs=100_000), "page opens")
+    run_id = service.create_run(store, "dqn", DQNConfig(epochs=100_000), "page opens")
     store.mark_running(run_id, os.getpid(), {})
     stop = threading.Event()
 
@@ -181,7 +184,7 @@ def synthetic(seconds: float, refresh: str, store: Store, base: str, context, wr
     """The view's own cost, without training: a run whose rows arrive as the DQN's do (a record every 0.5 s,
     flushed every 0.5 s; or none, to see what an idle tick costs) watched for ``seconds``; the cores the server
     and the browser use meanwhile."""
-    run_id = store.create_run("dqn", DQNConfig(epochs=100_000), f"synthetic {refresh}")
+    run_id = service.create_run(store, "dqn", DQNConfig(epochs=100_000), f"synthetic {refresh}")
     store.mark_running(run_id, os.getpid(), {})
     port = int(base.rsplit(":", 1)[1])
     page = context.new_page()

@@ -35,11 +35,13 @@ sys.path.insert(0, str(TREE))
 sys.path.insert(1, str(HERE))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-import psutil  # noqa: E402
+import psutil
 
-from devtools import browser as served  # noqa: E402
-from rlcore import report, search, workloads  # noqa: E402
-from rlcore.runs.store import Store  # noqa: E402
+from devtools import browser as served
+from rlcore import search
+from rlcore.contract import reporting, workloads
+from rlcore.runs import service
+from rlcore.runs.store import Store
 
 ROWS_PER_RUN = 200
 READY = {"runs": "[data-testid='stDataFrame']",
@@ -60,7 +62,7 @@ def fill(store: Store) -> tuple[list[int], list[int]]:
         sweep_id, ids = store.create_sweep("dqn", {"epochs": 300}, space.to_dict(),
                                            [(m.config, m.label(workload)) for m in members], label=f"load {sweep}")
         for i, run_id in enumerate(ids):
-            store.append_metrics(run_id, [(s, s / 10, report.LOSS, (1 + i % 7) / s) for s in range(1, ROWS_PER_RUN)])
+            store.append_metrics(run_id, [(s, s / 10, reporting.LOSS, (1 + i % 7) / s) for s in range(1, ROWS_PER_RUN)])
             store.finish(run_id, "done", summary={"win_rate": 0.5 + (i % 40) / 100, "steps_per_second": 300.0 + i,
                                                   "train_seconds": 2.0, "steps": 100, "games": 4})
         sweeps.append(sweep_id)
@@ -68,8 +70,8 @@ def fill(store: Store) -> tuple[list[int], list[int]]:
     others = []
     for i in range(1007):
         kind = ("dqn", "hjb", "bench")[i % 3]
-        run_id = store.create_run(kind, {}, label=f"run {i}")
-        store.append_metrics(run_id, [(s, s / 10, report.LOSS, 1 / s) for s in range(1, ROWS_PER_RUN)])
+        run_id = service.create_run(store, kind, {}, label=f"run {i}")
+        store.append_metrics(run_id, [(s, s / 10, reporting.LOSS, 1 / s) for s in range(1, ROWS_PER_RUN)])
         summary = {"dqn": {"win_rate": 0.9, "steps_per_second": 300.0, "train_seconds": 10.0},
                    "hjb": {"max_rel_err_c": 0.01, "max_rel_err_V": 0.001, "steps_per_second": 1200.0,
                            "train_seconds": 60.0, "grid_k": grid, "V": grid, "c": grid, "V_exact": grid,

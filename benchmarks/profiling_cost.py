@@ -24,8 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rlcore.runs.store import Store  # noqa: E402
-from rlcore.runs.worker import launch  # noqa: E402
+from rlcore.runs import service
+from rlcore.runs.local import launch
+from rlcore.runs.store import Store
 
 CONFIGS = {"dqn": {"epochs": 300, "eval_every": 0, "test_games": 200},
            "hjb": {"steps": 40_000, "steps_per_call": 100, "eval_every": 0}}
@@ -35,7 +36,7 @@ def one_run(kind: str, config: dict, sampler: bool) -> dict:
     os.environ["RLCORE_SYSTEM_METRICS"] = "1" if sampler else "0"
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(tmp)
-        run_id = store.create_run(kind, config)
+        run_id = service.create_run(store, kind, config)
         started = time.monotonic()
         launch(store, run_id)
         while (run := store.get_run(run_id)).live:

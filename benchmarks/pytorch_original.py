@@ -21,12 +21,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rlcore.runs.store import Store  # noqa: E402
-from rlcore.runs.worker import launch  # noqa: E402
+from rlcore.runs import service
+from rlcore.runs.local import launch
+from rlcore.runs.store import Store
 
 
 def one(store: Store, config: dict) -> dict:
-    run_id = store.create_run("dqn", config)
+    run_id = service.create_run(store, "dqn", config)
     launch(store, run_id)
     while (run := store.get_run(run_id)).live:
         time.sleep(0.2)

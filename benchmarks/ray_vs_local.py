@@ -25,9 +25,9 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
 
-from rlcore import search  # noqa: E402
-from rlcore.runs import ray_executor, sweeps  # noqa: E402
-from rlcore.runs.store import Store  # noqa: E402
+from rlcore import search
+from rlcore.runs import ray_executor, sweeps
+from rlcore.runs.store import Store
 
 CONFIG = {"epochs": 300, "eval_every": 0, "test_games": 100}
 

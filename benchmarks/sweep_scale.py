@@ -19,9 +19,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from devtools.browser import chromium, served_app, wait_for_app  # noqa: E402
-from rlcore import report, search, workloads  # noqa: E402
-from rlcore.runs.store import Store  # noqa: E402
+from devtools.browser import chromium, served_app, wait_for_app
+from rlcore import search
+from rlcore.contract import reporting, workloads
+from rlcore.runs import service
+from rlcore.runs.store import Store
 
 TINY = {"epochs": 4, "memory_size": 100, "batch_size": 16, "test_games": 20}
 
@@ -45,7 +47,7 @@ def seed_finished_sweep(store: Store, size: int = 200) -> int:
     members = search.members(workload, TINY, space)
     sweep_id, ids = store.create_sweep("dqn", TINY, space.to_dict(), [(m.config, m.label(workload)) for m in members])
     for i, run_id in enumerate(ids):
-        store.append_metrics(run_id, [(s, s / 10, report.LOSS, 1 / s) for s in range(1, 61)])
+        store.append_metrics(run_id, [(s, s / 10, reporting.LOSS, 1 / s) for s in range(1, 61)])
         store.finish(run_id, "done", summary={"win_rate": 0.5 + (i % 40) / 100, "steps_per_second": 300.0 + i,
                                               "train_seconds": 2.0, "steps": 100, "games": 4})
     return sweep_id
@@ -56,7 +58,7 @@ def seed_runs(store: Store, n: int) -> None:
     grid = [0.1 + i * 0.05 for i in range(200)]
     for i in range(n):
         kind = ("dqn", "hjb", "bench")[i % 3]
-        run_id = store.create_run(kind, {})
+        run_id = service.create_run(store, kind, {})
         summary = {"dqn": {"win_rate": 0.9, "steps_per_second": 300.0, "train_seconds": 10.0},
                    "hjb": {"max_rel_err_c": 0.01, "max_rel_err_V": 0.001, "steps_per_second": 1200.0,
                            "train_seconds": 60.0, "grid_k": grid, "V": grid, "c": grid, "V_exact": grid,

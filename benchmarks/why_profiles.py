@@ -19,9 +19,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rlcore.config import seconds_text  # noqa: E402
-from rlcore.runs.store import Store  # noqa: E402
-from rlcore.runs.worker import launch  # noqa: E402
+from rlcore.contract.text import seconds_text
+from rlcore.runs import service
+from rlcore.runs.local import launch
+from rlcore.runs.store import Store
 
 SEED = {"epochs": 15, "eval_every": 0, "test_games": 200}
 ROWS = [
@@ -43,7 +44,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(tmp)
         for title, kind, config in ROWS:
-            run_id = store.create_run(kind, config)
+            run_id = service.create_run(store, kind, config)
             launch(store, run_id)
             while (run := store.get_run(run_id)).live:
                 time.sleep(0.2)

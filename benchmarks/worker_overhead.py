@@ -22,8 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rlcore.runs.store import ACTIVE, Store  # noqa: E402
-from rlcore.runs.worker import launch  # noqa: E402
+from rlcore.runs import service
+from rlcore.runs.local import launch
+from rlcore.runs.store import ACTIVE, Store
 
 
 def foreground(epochs: int, seed: int) -> float:
@@ -38,7 +39,7 @@ def foreground(epochs: int, seed: int) -> float:
 def through_worker(epochs: int, seed: int) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(tmp)
-        run_id = store.create_run("dqn", {"epochs": epochs, "seed": seed, "eval_every": 0})
+        run_id = service.create_run(store, "dqn", {"epochs": epochs, "seed": seed, "eval_every": 0})
         launch(store, run_id)  # the queue runner starts its worker; the store says when it ends
         run = store.get_run(run_id)
         while run.status in ACTIVE:

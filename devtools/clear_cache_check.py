@@ -25,8 +25,8 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from devtools.browser import chromium, free_port, wait_for_app  # noqa: E402
-from rlcore.passphrase import hash_passphrase  # noqa: E402
+from devtools.browser import chromium, free_port, wait_for_app
+from rlcore.passphrase import hash_passphrase
 
 ADDRESS = "10.77.0.2"
 PASSPHRASE = "correct horse battery"

@@ -22,10 +22,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from devtools.browser import chromium, served_app, wait_for_app  # noqa: E402
-from rlcore.runs.store import Store  # noqa: E402
-from rlcore.runs.worker import launch  # noqa: E402
-from ui import views  # noqa: E402
+from devtools.browser import chromium, served_app, wait_for_app
+from rlcore.runs import service
+from rlcore.runs.local import launch
+from rlcore.runs.store import Store
+from ui import views
 
 
 def wait(store: Store, run_id: int, timeout: float = 600) -> None:
@@ -67,7 +68,7 @@ PICTURES = ("why", "compare", "dqn_run", "turbo", "hjb", "bench", "runs")
 
 
 def run(store: Store, kind: str, config: dict, label: str, preset: str | None = None) -> int:
-    run_id = store.create_run(kind, config, label=label, preset=preset)
+    run_id = service.create_run(store, kind, config, label=label, preset=preset)
     launch(store, run_id)
     wait(store, run_id)
     return run_id
@@ -87,7 +88,7 @@ def main() -> None:
                                        "profile": 30}, "the seed's port, profiled")
             shoot_why(context, f"{base}/dqn?run={naive}", out / "screenshot_why.png")
         if "compare" in wanted:  # the seed's question exactly as the Home button queues it
-            seed_ids = [store.create_run("dqn", views.SEED_QUESTION | {"exec_mode": style},
+            seed_ids = [service.create_run(store, "dqn", views.SEED_QUESTION | {"exec_mode": style},
                                          label=f"seed question: {style}") for style in views.seed_question_styles()]
             for run_id in seed_ids:
                 launch(store, run_id)

@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from devtools.browser import chromium, free_port, wait_for_app  # noqa: E402
+from devtools.browser import chromium, free_port, wait_for_app
 
 NETWORK_URL = re.compile(r"Network URL: (http://\S+)")
 

@@ -2,10 +2,7 @@
 
 import streamlit as st
 
-from rlcore import frameworks, report
-from rlcore.runs import executor
-from rlcore.runs.store import StoreError
-from ui import access, charts, fmt, router, runs_table, views
+from ui import access, extras, router, runs_table
 
 router.ensure()  # first: a page opened without the router hands the request to it
 st.title("TF Training Lab")
@@ -18,26 +15,8 @@ st.markdown(
     "of every phase, each result judged against its yardstick (the book's win-rate test, the exact HJB solution)."
 )
 store = access.store()
-styles = views.seed_question_styles()
-if access.is_operator():
-    original = ("the PyTorch original it was ported from (`pytorch`), " if "pytorch" in styles else "")
-    st.markdown(f"**Reproduce the seed's question**: queues the same 15-game DQN in the slow port's `naive` style, "
-                f"{original}and compiled (`graph`), then opens their comparison: games played against training "
-                "seconds. It takes about 80 seconds on 2 cores, nearly all of it the naive run.")
-    if "pytorch" not in styles:
-        st.caption(f"With the frameworks extra the PyTorch original runs beside them: `{frameworks.INSTALL}`.")
-if access.is_operator() and st.button("Reproduce the seed's question", type="primary", key="reproduce") \
-        and access.require_operator("launch runs"):
-    try:
-        ids = [store.create_run("dqn", views.SEED_QUESTION | {"exec_mode": style}, label=f"seed question: {style}",
-                                executor=executor.current()) for style in styles]
-    except StoreError as e:
-        st.error(fmt.md(str(e), 400))
-        st.stop()
-    executor.submit(store, ids)
-    st.switch_page("pages/runs.py", query_params={"runs": ",".join(map(str, ids)),
-                                                  "metric": fmt.metric_title(report.GAMES),
-                                                  "x": charts.X_AXES["wall"], "smoothing": "0"})
+for _, section in extras.every("home"):  # what each workload adds here (the DQN: the seed question, in one click)
+    section(store)
 runs = store.list_runs()
 if runs:
     st.subheader("Recent runs")

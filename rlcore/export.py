@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from rlcore.profiling import PROFILE_DIR
+from rlcore.tracking.profiling import PROFILE_DIR
 
 
 def to_tensorboard(run: Any, metrics: Any, run_dir: Path, out: Path) -> dict[str, int]:

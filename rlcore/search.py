@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rlcore import workloads
-from rlcore.config import ConfigError, check_value, label_of, parse_float, parse_int
+from rlcore.contract import workloads
+from rlcore.contract.params import ConfigError, check_value, label_of, parse_float, parse_int
 
 MAX_MEMBERS = 1000
 SEED_FIELD = "seed"
@@ -233,7 +233,7 @@ def members(workload: workloads.Workload, base: Mapping[str, Any], space: Space,
                 cfg = workload.make_config(values, preset)
                 missing = workload.unavailable(cfg)
                 if missing:
-                    raise ConfigError(missing, "exec_mode")
+                    raise ConfigError(missing, workload.style_field or "kind")
             except ConfigError as e:
                 raise ConfigError(f"Member {len(out) + 1} ({member.label(workload)}): {e}", e.field) from None
             out.append(Member(dataclasses.asdict(cfg), setting, seed))

@@ -17,13 +17,26 @@ def fixed_device_card(monkeypatch) -> None:
     monkeypatch.setattr(sidebar, "device_card", lambda wait=True: CARD)
 
 
+def go(at: AppTest, name: str) -> AppTest:
+    """Switch to the page at the app's path ``name`` (run it next): a page file (pages/<name>.py) or a workload's
+    page, which the router makes from the registry with no file of its own. AppTest's ``switch_page`` takes only
+    files, so a workload's page is chosen as a browser's address does: by its path, which Streamlit hashes into
+    the page's identity (streamlit.navigation.page.Page._script_hash)."""
+    if (Path(APP).parent / "pages" / f"{name}.py").is_file():
+        return at.switch_page(f"pages/{name}.py")
+    from streamlit.util import calc_hash
+
+    at._page_hash = calc_hash(name)
+    return at
+
+
 def open_page(name: str, query: dict[str, str] | None = None) -> AppTest:
-    """The app through its router, then the page pages/<name>.py, with the given link values."""
+    """The app through its router, then the page at path ``name``, with the given link values."""
     at = AppTest.from_file(APP, default_timeout=60)
     for key, value in (query or {}).items():
         at.query_params[key] = value
     at.run()
-    return at.switch_page(f"pages/{name}.py").run()
+    return go(at, name).run()
 
 
 def shown(element) -> str:

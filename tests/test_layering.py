@@ -47,7 +47,10 @@ def test_the_served_pages_never_import_a_framework_nor_the_profiler(tmp_path):
     holds no TensorFlow, PyTorch, JAX or xprof (runs and their profiles are read in the runs' own processes)."""
     code = f"""
 import json, sys
+sys.path.insert(0, "tests")
+from pagetest import go
 from streamlit.testing.v1 import AppTest
+from rlcore.runs import service
 from rlcore.runs.store import Store
 store = Store({str(tmp_path)!r})
 profile = {{"verdict": "launch-bound", "sentence": "Launch-bound: ...", "ops_per_step": 300.0,
@@ -57,7 +60,7 @@ profile = {{"verdict": "launch-bound", "sentence": "Launch-bound: ...", "ops_per
            "steps": 50, "steps_per_marker": 1}}
 ids = []
 for style in ("naive", "pytorch"):
-    run = store.create_run("dqn", {{"exec_mode": style, "epochs": 15}})
+    run = service.create_run(store, "dqn", {{"exec_mode": style, "epochs": 15}})
     store.append_metrics(run, [(1, 0.1, "system/run_cpu_cores", 1.0), (1, 0.1, "train/loss", 0.5)])
     store.finish(run, "done", summary={{"win_rate": 0.1, "steps_per_second": 10.0, "train_seconds": 1.0,
                                        "profile": profile, "system": {{"machine_cores": 2, "run_cpu_cores_mean": 1.0,
@@ -68,7 +71,7 @@ for page, query in (("dqn", {{"run": str(ids[0])}}), ("hjb", {{}}), ("bench", {{
                     ("sweeps", {{}}), ("runs", {{"runs": ",".join(map(str, ids))}}), ("home", {{}})):
     for key, value in query.items():
         at.query_params[key] = value
-    at.switch_page(f"pages/{{page}}.py").run()
+    go(at, page).run()
     assert not at.exception, (page, at.exception)
 print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))
 """

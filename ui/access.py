@@ -37,7 +37,10 @@ MODELS_ENV = "RLCORE_VIEWERS_DOWNLOAD_MODELS"  # 1: viewers may download trained
 PROXY_ENV = "RLCORE_BEHIND_PROXY"  # 1: a proxy forwards visitors to this server: nobody operates without signing in
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]", "localhost.localdomain"}
 MAX_FAILURES, LOCK_SECONDS = 5, 60.0
-MODEL_SUFFIXES = (".keras", ".h5", ".pb")  # a profile's capture (.xplane.pb) follows the models' rule
+# What a viewer gets only when the operator shares it (RLCORE_VIEWERS_DOWNLOAD_MODELS=1): a trained model, and a
+# profile's capture (which holds the model's graph). A run's file is what its workload declares it to be
+# (Workload.artifacts), never what its name ends in; a file no workload declares is kept from viewers the same way.
+SHARED_ONLY = ("model", "capture")
 
 
 # ---------------------------------------------------------------- the decisions (pure)
@@ -209,9 +212,10 @@ def require_operator(action: str) -> bool:
     return False
 
 
-def may_download(name: str) -> bool:
-    """Whether this user may download a run's file (a trained model is the operator's unless shared)."""
-    return is_operator() or not name.endswith(MODEL_SUFFIXES) or os.environ.get(MODELS_ENV) == "1"
+def may_download(artifact_kind: str) -> bool:
+    """Whether this user may download a run's file of this kind (``Workload.artifact_kind``): a trained model or a
+    profile's capture is the operator's unless shared."""
+    return is_operator() or artifact_kind not in SHARED_ONLY or os.environ.get(MODELS_ENV) == "1"
 
 
 class ViewerStore(Store):

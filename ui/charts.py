@@ -371,7 +371,7 @@ def step_time_chart(profiles: Mapping[str, Mapping[str, Any]]) -> go.Figure:
 def system_chart(metrics: pd.DataFrame, cores: int, labels: Mapping[int, str] | None = None) -> go.Figure:
     """Cores kept busy over the run's time: the run's own (solid) and the whole machine's (dotted), on an axis
     that ends at the machine's cores, so "one core busy, one idle" reads at a glance."""
-    from rlcore import system_metrics
+    from rlcore.tracking import system_metrics
 
     traces: list[dict] = []
     for (run_id, name), series in metrics[metrics["name"].isin([system_metrics.RUN_CORES,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rlcore import workloads
+from rlcore.contract import workloads
 from rlcore.runs.store import Run, Store
 from ui import charts, fmt, plotly_live, router, runs_table, share, views
 
@@ -25,7 +25,7 @@ def chart_style(name: str) -> tuple[bool, bool]:
 def default_metric(runs: list[Run], metrics: pd.DataFrame) -> str | None:
     """The metric a comparison opens on: the first chart of the first run's workload, whatever the runs have
     reported so far, so that a link's choice (which the URL omits when it is the default) means the same later."""
-    charted = [c.metric for c in workloads.get(runs[0].kind).charts if not c.metric.endswith("/")] if runs else []
+    charted = [c.metric for c in workloads.get(runs[0].kind).charts if c.kind == "line"] if runs else []
     if charted:
         return charted[0]
     return str(metrics["name"].iloc[0]) if len(metrics) else None
@@ -38,7 +38,8 @@ def metric_choices(metrics: pd.DataFrame, requested: str | None, default: str | 
     names = set(metrics["name"].unique()) if len(metrics) else set()
     names |= {default} if default else set()
     known = set(fmt.METRIC_TITLES) | {c.metric for w in workloads.all_workloads() for c in w.charts
-                                      if not c.metric.endswith("/")}
+                                      if c.kind == "line"} | {k for w in workloads.all_workloads()
+                                                              for k in w.metric_titles}
     by_title = {fmt.metric_title(k): k for k in known}
     if requested in known:
         names.add(requested)
@@ -144,7 +145,7 @@ def _why(runs: list[Run]) -> None:
 
 def _machine(runs: list[Run], metrics: pd.DataFrame) -> None:
     """Cores busy over each run's time, when the runs sampled them."""
-    from rlcore import system_metrics
+    from rlcore.tracking import system_metrics
 
     rows = metrics[metrics["name"].isin([system_metrics.RUN_CORES, system_metrics.MACHINE_CORES])] \
         if len(metrics) else metrics

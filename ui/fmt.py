@@ -10,17 +10,15 @@ import math
 import re
 from typing import Any
 
-from rlcore import report, system_metrics
-from rlcore.config import amount_text, number_text, percent_text, seconds_text
-from rlcore.workloads import Headline
+from rlcore.contract.reporting import LOSS, PHASE_PREFIX
+from rlcore.contract.text import amount_text, number_text, percent_text, seconds_text
+from rlcore.contract.workloads import Headline
+from rlcore.tracking import system_metrics
 
-# Human titles of the metric keys the loops report; other keys fall back to their last part.
-# Metrics no workload charts (the workloads' charts name theirs: ``metric_title`` asks the registry first).
+# Human titles of the lab's own metric keys; a workload names its own (its charts and ``metric_titles``, which
+# ``metric_title`` asks first), and other keys fall back to their last part.
 METRIC_TITLES = {
-    report.LOSS: "loss",
-    report.EPSILON: "exploration rate ε",
-    report.GAMES: "games played",
-    report.HJB_MAX_ABS_RESIDUAL: "max absolute HJB residual",
+    LOSS: "loss",
     system_metrics.RUN_CORES: "CPU cores this run kept busy",
     system_metrics.MACHINE_CORES: "CPU cores busy on the machine",
     system_metrics.THREADS: "threads of the run",
@@ -52,16 +50,18 @@ def md(text: str, limit: int = 200) -> str:
 
 def metric_title(key: str) -> str:
     """A metric's title as its workload's chart declares it, else the lab's own names, else its key's last part."""
-    from rlcore import workloads
+    from rlcore.contract import workloads
 
     for workload in workloads.all_workloads():
         for chart in workload.charts:
-            if chart.metric == key:
+            if chart.metric == key and chart.kind == "line":
                 return chart.title
+        if key in workload.metric_titles:
+            return workload.metric_titles[key]
     if key in METRIC_TITLES:
         return METRIC_TITLES[key]
-    if key.startswith(report.PHASE_PREFIX):
-        return f"seconds in {key[len(report.PHASE_PREFIX):]}"
+    if key.startswith(PHASE_PREFIX):
+        return f"seconds in {key[len(PHASE_PREFIX):]}"
     return key.rsplit("/", 1)[-1].replace("_", " ")
 
 

@@ -17,8 +17,9 @@ from typing import Any
 
 import streamlit as st
 
-from rlcore import workloads
-from rlcore.config import LABEL_MAX, STYLE_FIELD, ConfigError, applies, check_text, label_of, number_text
+from rlcore.contract import workloads
+from rlcore.contract.params import LABEL_MAX, ConfigError, applies, check_text, label_of
+from rlcore.contract.text import number_text
 from ui import fmt
 
 # Page-level widgets whose keys (URL names) several pages use.
@@ -175,11 +176,11 @@ def config_form(workload: workloads.Workload, preset: str | None, no_gpu: str | 
 
     values: dict[str, Any] = dict(defaults)
     slots: dict[str, Any] = {}
-    style_field = next((f for f in fields if f.name == STYLE_FIELD), None)
+    style_field = workload.field(workload.style_field) if workload.style_field else None
     if style_field is not None:
-        values[STYLE_FIELD] = _widget(st.container(), style_field, defaults, options)
-        slots[STYLE_FIELD] = st.empty()
-    style = values.get(STYLE_FIELD)
+        values[style_field.name] = _widget(st.container(), style_field, defaults, options)
+        slots[style_field.name] = st.empty()
+    style = values.get(style_field.name) if style_field is not None else None
     shown = [f for f in fields if f is not style_field and applies(f, style) and url_key(f) != workload.preset_param]
     restricted = [f for f in shown if f.metadata.get("styles") and set(f.metadata["styles"]) == {style}
                   and f.metadata.get("group")]
@@ -229,7 +230,7 @@ def judge(workload: workloads.Workload, values: dict[str, Any], label: str,
         return None, ConfigError(f"device gpu is not available here ({no_gpu}); choose cpu.", "device")
     missing = workload.unavailable(cfg)
     if missing:
-        return None, ConfigError(missing, STYLE_FIELD)
+        return None, ConfigError(missing, workload.style_field)
     return cfg, None
 
 

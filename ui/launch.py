@@ -6,9 +6,9 @@ from typing import Any
 
 import streamlit as st
 
-from rlcore import workloads
-from rlcore.config import ConfigError
-from rlcore.runs import executor
+from rlcore.contract import workloads
+from rlcore.contract.params import ConfigError
+from rlcore.runs import executor, service
 from rlcore.runs.store import Store, StoreError, store_error
 from ui import access, extras, fmt, forms, run_view, share, sidebar
 
@@ -52,7 +52,7 @@ def launch(store: Store, workload: workloads.Workload, result: forms.FormResult)
     """Store the form's config as queued, start its worker, open its view. On a bad config or a storage fault:
     one sentence, nothing written."""
     try:
-        run_id = store.create_run(workload.kind, result.values, result.label, preset=result.preset,
+        run_id = service.create_run(store, workload.kind, result.values, result.label, preset=result.preset,
                                   executor=executor.current())
     except (ConfigError, StoreError) as e:
         st.error(fmt.md(str(e), 400))

@@ -1,22 +1,26 @@
 """The router: every page of the app and the sidebar, whichever path a visitor opens first.
 
-The pages live in ``pages/``, next to ``app.py``. A fresh Streamlit server whose first visitor asks for a page's
-path directly (``/dqn``) treats that folder the old way (multipage v1: it runs ``pages/dqn.py`` alone, without
-this router, and lists the folder's files as the navigation) until some run calls ``st.navigation``. So every page
+Every registered workload gets a page of its own at its kind's path (``/dqn``): its form generated from its config,
+or the page its dashboard views supply (``ui.extras.Extras.page``); no file per workload. The lab's other pages
+live in ``pages/``, next to ``app.py``. A fresh Streamlit server whose first visitor asks for such a page's path
+directly (``/runs``) treats that folder the old way (multipage v1: it runs ``pages/runs.py`` alone, without this
+router, and lists the folder's files as the navigation) until some run calls ``st.navigation``. So every page file
 starts with ``router.ensure()``: run outside the router, it hands the request to the router, which owns every path.
 """
 
 from __future__ import annotations
 
+import re
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
 
-from rlcore import workloads
-from rlcore.config import ConfigError
+from rlcore.contract import workloads
+from rlcore.contract.params import ConfigError
 from rlcore.runs.store import StoreError
-from ui import access, fmt, forms, sidebar
+from ui import access, extras, fmt, forms, sidebar
 
 # A local file: a Material or emoji tab icon is fetched from a CDN, which offline machines cannot reach.
 ICON = Path(__file__).resolve().parents[1] / "assets" / "icon.png"
@@ -27,17 +31,34 @@ _run = threading.local()  # each session's script runs in its own thread, one ru
 STILL_PROGRESS = "<style>[data-testid='stProgress'] * { transition: none !important; }</style>"
 
 
-PAGES = Path(__file__).resolve().parents[1] / "pages"
+def _form_page(kind: str) -> Callable[[], None]:
+    """A workload's page: its form, or a run's view with ?run=ID."""
+    def page() -> None:
+        from ui import launch
+
+        launch.workload_page(kind)
+
+    page.__name__ = "page_" + re.sub(r"\W", "_", kind)  # Streamlit names a page by its callable
+    return page
+
+
+def workload_pages() -> dict[str, st.Page]:
+    """A page per registered workload, titled and iconed by the registry, at its kind's path: its own page if its
+    views supply one, else its generated form (a workload run only from the user's own code has no form)."""
+    pages = {}
+    for w in workloads.all_workloads():
+        own = extras.of(w.kind).page
+        if own is not None or not w.from_code:
+            pages[w.kind] = st.Page(own or _form_page(w.kind), title=w.title, icon=w.icon, url_path=w.kind)
+    return pages
 
 
 def pages() -> list[st.Page]:
-    """Home, a page per workload that has one (``pages/<kind>.py``, titled and iconed by the registry), Sweeps and
-    Runs. Material icons ship with Streamlit's frontend; emoji need a system font that headless browsers lack."""
-    own = [st.Page(page_of(w.kind), title=w.title, icon=w.icon, url_path=w.kind)
-           for w in workloads.all_workloads() if page_of(w.kind)]
+    """Home, a page per workload, Sweeps and Runs. Material icons ship with Streamlit's frontend; emoji need a
+    system font that headless browsers lack."""
     return [
         st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
-        *own,
+        *workload_pages().values(),
         st.Page("pages/sweeps.py", title="Sweeps", icon=":material/grid_on:", url_path="sweeps"),
         st.Page("pages/runs.py", title="Runs", icon=":material/table_rows:", url_path="runs"),
     ]
@@ -46,12 +67,12 @@ def pages() -> list[st.Page]:
 def view_path(kind: str) -> str:
     """The address (relative to the app) of the page that shows a run of this kind: its workload's page, or Runs,
     which shows any run."""
-    return kind if page_of(kind) else "runs"
+    return kind if page_of(kind) is not None else "runs"
 
 
-def page_of(kind: str) -> str | None:
-    """The page file of a workload, when the app has one (a two-line file: see pages/dqn.py)."""
-    return f"pages/{kind}.py" if (PAGES / f"{kind}.py").is_file() else None
+def page_of(kind: str) -> st.Page | None:
+    """The page of a workload, when the app has one (to link or switch to)."""
+    return workload_pages().get(kind) if workloads.WORKLOADS.has(kind) else None
 
 
 def run() -> None:

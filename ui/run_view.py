@@ -9,8 +9,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from rlcore import system_metrics, workloads
-from rlcore.config import ConfigError, parse_id
+from rlcore.contract import workloads
+from rlcore.contract.params import ConfigError, parse_id
 from rlcore.runs.store import Run, Store, StoreError
 from ui import access, charts, extras, fmt, forms, plotly_live, router, share, views, why
 
@@ -149,7 +149,7 @@ def _charts(run: Run, metrics: pd.DataFrame) -> None:
         return
     present = set(metrics["name"].unique())
     smoothing = 0.0
-    if any(c.smooth and c.metric in present for c in workload.charts):
+    if any(c.smooth and c.metric in present for c, _ in views.charts_to_draw(workload.charts, metrics["name"])):
         smoothing = st.slider("smoothing (EMA)", 0.0, 0.99, 0.6, key=f"smooth_{run.id}",
                               help="TensorBoard's debiased moving average; the raw values stay faint behind it.")
     columns = st.columns(2)
@@ -165,29 +165,16 @@ def _figures(run: Run, metrics: pd.DataFrame, present: set[str], smoothing: floa
     cache = st.session_state.get(cache_key) if run.live else None
     old = cache["figures"] if cache and cache["smoothing"] == smoothing else {}
     figures = {}
-    system = [n for n in (system_metrics.RUN_CORES, system_metrics.MACHINE_CORES) if n in present]
-    wanted = [*workloads.get(run.kind).charts, *([workloads.Chart(system_metrics.PREFIX, "CPU cores busy")]
-                                                 if system else [])]
-    for i, chart in enumerate(wanted):
-        if chart.metric == system_metrics.PREFIX:
-            rows = metrics[metrics["name"].isin(system)]
-        elif chart.metric.endswith("/"):
-            names = dict.fromkeys(n for n in metrics["name"] if n.startswith(chart.metric))  # in the loop's order
-            if not names:
-                continue
-            rows = metrics[metrics["name"].isin(names)]
-        elif chart.metric in present:
-            rows = metrics[metrics["name"] == chart.metric]
-        else:
-            continue
-        signature = (chart.metric, len(rows))
+    for i, (chart, names) in enumerate(views.charts_to_draw(workloads.get(run.kind).charts, metrics["name"])):
+        rows = metrics[metrics["name"].isin(names)]
+        signature = (chart.metric, chart.title, len(rows))
         if signature in old:
             figures[signature] = old[signature]
             continue
-        if chart.metric == system_metrics.PREFIX:
+        if chart.kind == "system":
             cores = int((run.environment or {}).get("cores") or 1)
             figure = charts.system_chart(rows.assign(run_id=run.id), cores)
-        elif chart.metric.endswith("/"):
+        elif chart.kind == "phases":
             phases = {n[len(chart.metric):]: _last(rows, n) for n in names}
             figure = charts.phase_chart(phases, int(metrics["step"].max()), chart.title)
         else:
@@ -253,8 +240,9 @@ def _files(store: Store, run: Run, metrics: pd.DataFrame) -> None:
         run_dir = store.run_dir(run.id)
         files = sorted(p for p in run_dir.iterdir() if p.is_file() and p.name not in HIDDEN_FILES) \
             if run_dir.is_dir() else []
+        workload = workloads.WORKLOADS.find(run.kind)
         for i, path in enumerate(files, start=1):
-            if access.may_download(path.name):
+            if access.may_download(workload.artifact_kind(path.name) if workload else "model"):
                 try:
                     data = path.read_bytes()
                 except OSError as e:  # an unreadable file is named, the rest of the view stands

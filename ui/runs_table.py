@@ -8,8 +8,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from rlcore.contract.workloads import Headline
 from rlcore.runs.store import Run, Store, StoreError
-from rlcore.workloads import Headline
 from ui import fmt, router, views
 
 REFRESH_SECONDS = 2.0

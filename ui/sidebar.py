@@ -12,7 +12,7 @@ from typing import Any
 
 import streamlit as st
 
-from rlcore.config import ConfigError
+from rlcore.contract.params import ConfigError
 from rlcore.runs import executor
 from rlcore.runs.store import default_home
 from ui import access, fmt

@@ -8,8 +8,10 @@ from typing import Any
 
 import streamlit as st
 
-from rlcore import search, workloads
-from rlcore.config import LABEL_MAX, STYLE_FIELD, ConfigError, applies, check_text, number_text, parse_int
+from rlcore import search
+from rlcore.contract import workloads
+from rlcore.contract.params import LABEL_MAX, ConfigError, applies, check_text, parse_int
+from rlcore.contract.text import number_text
 from rlcore.runs import executor, sweeps
 from rlcore.runs.store import Store, StoreError
 from ui import access, fmt, forms, share
@@ -74,10 +76,10 @@ def form() -> SweepForm:
                                              help=f"{f.metadata['help']} {HELP}")
         slots[f.name] = container.empty()
 
-    style_field = next((f for f in fields if f.name == STYLE_FIELD), None)
+    style_field = workload.field(workload.style_field) if workload.style_field else None
     if style_field is not None:
         box(st.container(), style_field)
-    styles = _styles(texts.get(STYLE_FIELD, ""))
+    styles = _styles(texts.get(style_field.name, "") if style_field is not None else "")
     shown = [f for f in fields if f is not style_field and any(applies(f, s or None) for s in styles)]
     columns = st.columns(3)
     for i, f in enumerate(f for f in shown if not f.metadata.get("advanced")):

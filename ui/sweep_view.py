@@ -8,8 +8,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rlcore import search, workloads
-from rlcore.config import ConfigError, label_of, parse_id
+from rlcore import search
+from rlcore.contract import workloads
+from rlcore.contract.params import ConfigError, label_of, parse_id
 from rlcore.runs import sweeps
 from rlcore.runs.store import Run, Store, StoreError, Sweep
 from ui import access, charts, fmt, plotly_live, router, runs_table, share, views

@@ -9,30 +9,20 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
 import pandas as pd
 
-from rlcore import workloads
-from rlcore.config import STYLE_FIELD, ConfigError, applies, label_of, parse_id
+from rlcore.contract import workloads
+from rlcore.contract.params import ConfigError, applies, label_of, parse_id
+from rlcore.contract.reporting import PHASE_PREFIX
 from rlcore.runs.store import Run
+from rlcore.tracking import system_metrics
 from ui import fmt
 
 MAX_COMPARED = 50
-
-# The seed's question in small: the same short DQN in the slow port's style and compiled.
-SEED_QUESTION = {"epochs": 15, "eval_every": 0, "test_games": 200}
-SEED_QUESTION_LABELS = {"naive": "your port (naive)", "pytorch": "the PyTorch original", "graph": "graph"}
-
-
-def seed_question_styles() -> tuple[str, ...]:
-    """The seed's port, the PyTorch original it was ported from (with the frameworks extra), and the fix."""
-    from rlcore import frameworks
-
-    return ("naive", "pytorch", "graph") if frameworks.version("torch") else ("naive", "graph")
-
 
 def parse_run_ids(text: str, known: Iterable[int]) -> list[int]:
     """'3,5,8' -> [3, 5, 8], every id an existing run."""
@@ -111,7 +101,7 @@ def runs_table(runs: Iterable[Run]) -> pd.DataFrame:
     for r in runs:
         row = {
             "id": r.id, "kind": r.kind, "status": r.status, "verdict": verdict_word(r), "label": r.label,
-            "preset": r.preset or "", "style": workloads.style_column(r.config),
+            "preset": r.preset or "", "style": workloads.get(r.kind).style_text(r.config),
             "device": str(r.config.get("device", "")), "node": r.host or "", "sweep": str(r.sweep_id or ""),
             "created": pd.Timestamp(r.created, unit="s").floor("s"),
             "progress": progress(r), "error": r.error or "", "watched": r.watched_seconds > 0,
@@ -210,6 +200,36 @@ def share_url(base: str | None, params: Mapping[str, Any]) -> str:
     return f"{base or ''}?{query}" if query else (base or "")
 
 
+# ---------------------------------------------------------------- a run's charts
+
+
+def charts_to_draw(declared: Sequence[workloads.Chart], logged: Iterable[str]) -> list[tuple[workloads.Chart,
+                                                                                             list[str]]]:
+    """The charts of a run and the metric names each one draws, found from what the run logged, as TensorBoard's
+    scalars plugin finds its tags: a line chart its one metric, once logged; a phases chart every metric under its
+    prefix; an auto chart one line chart per metric under its prefix that no other chart shows (a user's
+    ``val_loss``); the machine's cores last."""
+    names = list(dict.fromkeys(logged))
+    out: list[tuple[workloads.Chart, list[str]]] = []
+    shown: set[str] = set()
+    for chart in declared:
+        drawn = ([chart.metric] if chart.metric in names else []) if chart.kind == "line" else \
+            [n for n in names if n.startswith(chart.metric)] if chart.kind == "phases" else []
+        if drawn:
+            out.append((chart, drawn))
+            shown.update(drawn)
+    own = (system_metrics.PREFIX, PHASE_PREFIX)
+    for chart in (c for c in declared if c.kind == "auto"):
+        for name in names:
+            if name.startswith(chart.metric) and name not in shown and not name.startswith(own):
+                out.append((workloads.Chart(name, fmt.metric_title(name), smooth=True), [name]))
+                shown.add(name)
+    system = [n for n in (system_metrics.RUN_CORES, system_metrics.MACHINE_CORES) if n in names]
+    if system:
+        out.append((workloads.Chart(system_metrics.PREFIX, "CPU cores busy", kind="system"), system))
+    return out
+
+
 # ---------------------------------------------------------------- settings
 
 
@@ -218,7 +238,7 @@ def settings(run: Run) -> pd.DataFrame:
     and whether it differs; the differing ones first."""
     workload = workloads.get(run.kind)
     base = workload.defaults(run.preset)
-    style = run.config.get(STYLE_FIELD)
+    style = run.config.get(workload.style_field) if workload.style_field else None
     rows = []
     for f in dataclasses.fields(workload.config):
         if not applies(f, style) or f.name not in run.config:
@@ -257,7 +277,7 @@ def environment_rows(environment: Mapping[str, Any] | None) -> pd.DataFrame:
 def relaunch_values(run: Run) -> dict[str, Any]:
     """The form's values that reproduce a run: every applicable field, by field name."""
     workload = workloads.get(run.kind)
-    style = run.config.get(STYLE_FIELD)
+    style = run.config.get(workload.style_field) if workload.style_field else None
     return {f.name: run.config[f.name] for f in dataclasses.fields(workload.config)
             if applies(f, style) and f.name in run.config}
 
@@ -307,9 +327,12 @@ def comparison_sentence(runs: list[Run]) -> str | None:
     rated = [(v, r) for v, r in rated if v]
     if len(rated) < 2:
         return None
-    against_original = _against_the_original(rated, rate)
-    if against_original:
-        return against_original
+    from ui import extras  # a workload's own headline, when it has one (the seed question against the original)
+
+    special = extras.of(workload.kind).compare
+    headline = special(done, rated, rate) if special is not None else None
+    if headline:
+        return headline
     (slow, slow_run), (fast, fast_run) = min(rated, key=lambda p: p[0]), max(rated, key=lambda p: p[0])
     ratio = fast / slow
     numbers = f"({fmt.number(fast)} against {fmt.number(slow)})"
@@ -323,10 +346,11 @@ def comparison_sentence(runs: list[Run]) -> str | None:
     if watched:
         sentence += (f" Watched live while it ran, so its speed may read low: "
                      f"{', '.join(f'run {i}' for i in watched)}.")
-    style_label = label_of(workload.field(STYLE_FIELD)) if workload.field(STYLE_FIELD) else STYLE_FIELD
+    style = workload.style_field
+    style_label = label_of(workload.field(style)) if style else None
     other = [n for n in differing_settings(fast_run, slow_run) if n not in (style_label, "seed")]
     times = [r.summary.get("train_seconds") for r in done]
-    apart_from_style = [{k: v for k, v in r.config.items() if k != STYLE_FIELD} for r in done]
+    apart_from_style = [{k: v for k, v in r.config.items() if k != style} for r in done]
     if other and ratio >= NOISE_RATIO:
         sentence += f" They differ in {', '.join(other[:4])}{' and more' if len(other) > 4 else ''} too, not only " \
                     "in style."
@@ -337,25 +361,6 @@ def comparison_sentence(runs: list[Run]) -> str | None:
                      f"{fmt.seconds(slow_r.summary['train_seconds'])}, {quick.label} for "
                      f"{fmt.seconds(quick.summary['train_seconds'])}.")
     return sentence
-
-
-def _against_the_original(rated: list[tuple[float, Run]], rate: workloads.Headline) -> str | None:
-    """The seed's question as one line, when the runs differ only in style and one of them is the PyTorch original:
-    "your port (naive): 17 env steps/s; the PyTorch original: 905; graph: 1,370 — graph ran 1.5x the original"."""
-    original = [(v, r) for v, r in rated if r.config.get(STYLE_FIELD) == "pytorch"]
-    rest = [{k: v for k, v in r.config.items() if k not in (STYLE_FIELD, "profile")} for _, r in rated]
-    if len(original) != 1 or len(rated) < 2 or any(c != rest[0] for c in rest):
-        return None
-    base, _ = original[0]
-    order = list(SEED_QUESTION_LABELS)
-    rated = sorted(rated, key=lambda p: order.index(p[1].config[STYLE_FIELD]) if p[1].config[STYLE_FIELD] in order
-                   else len(order))
-    parts = [f"{SEED_QUESTION_LABELS.get(r.config[STYLE_FIELD], r.label)}: {fmt.number(v)}" for v, r in rated]
-    parts[0] += f" {rate.label}"
-    fastest, fast_run = max((p for p in rated if p[1].config[STYLE_FIELD] != "pytorch"), key=lambda p: p[0])
-    ratio = fastest / base
-    shown = f"{ratio:,.1f}x" if ratio >= 0.1 else f"{ratio:.2g}x"
-    return f"{'; '.join(parts)} — {fast_run.config[STYLE_FIELD]} ran {shown} the original."
 
 
 def summary_table(runs: list[Run]) -> pd.DataFrame:

@@ -10,8 +10,9 @@ import zipfile
 import pandas as pd
 import streamlit as st
 
-from rlcore import system_metrics, workloads
+from rlcore.contract import workloads
 from rlcore.runs.store import Run, Store, StoreError
+from rlcore.tracking import system_metrics
 from ui import access, charts, fmt, views
 
 PROFILE_STEPS = 50  # what "Profile this run" asks for when the run had no profile setting of its own
@@ -49,7 +50,7 @@ def _capture(store: Store, run: Run) -> None:
     st.caption("The raw capture, in the layout TensorBoard's profile plugin and xprof open (trace viewer, op "
                "statistics, memory):")
     st.code(f"xprof --logdir {shown}", language="bash")
-    if access.may_download("capture.xplane.pb"):
+    if access.may_download("capture"):
         data = io.BytesIO()
         try:
             with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as z:
@@ -79,8 +80,8 @@ def machine(run: Run, metrics: pd.DataFrame) -> None:
 
 def profile_again(store: Store, run: Run) -> None:
     """Queue the run's settings again with a profile (a run that had one is not profiled twice)."""
-    from rlcore.config import ConfigError
-    from rlcore.runs import executor
+    from rlcore.contract.params import ConfigError
+    from rlcore.runs import executor, service
 
     if "profile" not in run.config or (run.summary or {}).get("profile") or not access.is_operator():
         return
@@ -91,8 +92,8 @@ def profile_again(store: Store, run: Run) -> None:
         config = dict(run.config) | {"profile": PROFILE_STEPS}
         try:
             workloads.get(run.kind).make_config(config)
-            new = store.create_run(run.kind, config, f"{run.label} (profiled)"[:200], preset=run.preset,
-                                   executor=executor.current())
+            new = service.create_run(store, run.kind, config, f"{run.label} (profiled)"[:200], preset=run.preset,
+                                     executor=executor.current())
         except (ConfigError, StoreError) as e:
             st.error(fmt.md(str(e), 400))
             return

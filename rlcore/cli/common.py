@@ -11,11 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rlcore import workloads
-from rlcore.config import (
-    ConfigError,
-    label_of,
-)
+from rlcore.contract import workloads
+from rlcore.contract.params import ConfigError, label_of
 
 EXIT_BAD_INPUT = 2
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")

@@ -9,9 +9,7 @@ import sys
 from rlcore.cli.common import (
     _fail,
 )
-from rlcore.config import (
-    ConfigError,
-)
+from rlcore.contract.params import ConfigError
 
 
 def _run_operator_hash(args: argparse.Namespace) -> int:
@@ -46,10 +44,10 @@ def _run_cluster(args: argparse.Namespace) -> int:
 
 
 def _run_devices(args: argparse.Namespace) -> int:
-    from rlcore.execution import pin_device
+    from rlcore.tracking.machine import pin_device
 
     pin_device("gpu")  # look at everything TensorFlow can see
-    from rlcore.environment import environment_card
+    from rlcore.tracking.machine import environment_card
 
     card = environment_card()
     if args.json:

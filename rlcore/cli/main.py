@@ -6,13 +6,13 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from rlcore import workloads
 from rlcore.cli.common import _fail
 from rlcore.cli.machine import _run_cluster, _run_devices, _run_operator_hash
 from rlcore.cli.parser import build_parser
 from rlcore.cli.stored import _run_runs, _run_sweep, _run_sweeps
 from rlcore.cli.train import _run_workload
-from rlcore.execution import quiet_native_logs
+from rlcore.contract import workloads
+from rlcore.tracking.machine import quiet_native_logs
 
 VERBOSE_ENV = "RLCORE_VERBOSE"  # 1: TensorFlow's own log lines stay on stderr (as --verbose)
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
-from rlcore import workloads
 from rlcore.cli.common import (
     _add_config_flags,
     _Parser,
 )
+from rlcore.contract import workloads
 from rlcore.runs import executor as executors
 
 

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rlcore import workloads
 from rlcore.cli.common import (
     _fail,
     printable,
@@ -17,14 +16,8 @@ from rlcore.cli.common import (
     writable_path,
 )
 from rlcore.cli.train import _write
-from rlcore.config import (
-    LABEL_MAX,
-    ConfigError,
-    check_text,
-    label_of,
-    parse_id,
-    parse_int,
-)
+from rlcore.contract import workloads
+from rlcore.contract.params import LABEL_MAX, ConfigError, check_text, label_of, parse_id, parse_int
 
 
 def _pairs(texts: list[str], flag: str) -> list[tuple[str, str]]:
@@ -119,7 +112,7 @@ def _show_sweep(store: Any, sweep_id: int, *, as_json: bool, json_path: Path | N
 
 
 def _results_text(workload: workloads.Workload, rows: list[Any], top: Any) -> str:
-    from rlcore.config import number_text
+    from rlcore.contract.text import number_text
 
     def show(h: workloads.Headline, mean: float | None, spread: float | None) -> str:
         return "–" if mean is None else f"{h.text(mean)} ± {h.text(spread or 0.0)}"
@@ -204,7 +197,7 @@ def _run_runs(args: argparse.Namespace) -> int:
         else:
             print(f"{'id':>4}  {'kind':5}  {'status':9}  {'style':9}  {'device':6}  label")
             for r in runs:
-                style = workloads.style_column(r.config)
+                style = workloads.get(r.kind).style_text(r.config) if workloads.WORKLOADS.has(r.kind) else ""
                 print(printable(f"{r.id:>4}  {r.kind:5}  {r.status:9}  {style:9}  {r.config.get('device', ''):6}  "
                                 f"{r.label[:80]}"))
         return 0

@@ -1,4 +1,5 @@
-"""A workload's command: run it here with a progress bar and its verdict, or queue it (--detach)."""
+"""A workload's command: run it here with a progress bar and its verdict, or queue it (--detach). Either way the
+run is stored from its start, so ``runs list`` and the dashboard show it while it trains."""
 
 from __future__ import annotations
 
@@ -10,32 +11,32 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rlcore import report, workloads
 from rlcore.cli.common import (
     _fail,
     _given,
     writable_path,
 )
-from rlcore.config import (
-    LABEL_MAX,
-    ConfigError,
-    amount_text,
-    check_text,
-    percent_text,
-)
-from rlcore.config import style_of as style_of_config
-from rlcore.execution import DeviceError, prepare_process
+from rlcore.contract import workloads
+from rlcore.contract.params import LABEL_MAX, ConfigError, check_text, style_of
+from rlcore.contract.reporting import Record, RunInfo
+from rlcore.contract.text import amount_text, percent_text
+from rlcore.tracking.machine import DeviceError, check_device, prepare_process
+
+EXIT_FAILED = 1  # the run itself failed (its reason printed); bad input is EXIT_BAD_INPUT
 
 
 class TqdmReporter:
-    """Progress bar for the CLI: the phase, then progress with the last loss, window throughput and result."""
+    """Progress bar for the CLI: the phase, then progress with the metrics the workload's charts name for the bar
+    (the loss, the window's speed, a result)."""
 
-    def __init__(self, enabled: bool = True) -> None:
+    def __init__(self, workload: workloads.Workload, enabled: bool = True) -> None:
         self.enabled = enabled
         self.bar = None
         self.postfix: dict[str, str] = {}
+        self.shown = [(c.metric, c.bar, percent_text if c.percent else "{:.3g}".format if c.smooth else amount_text)
+                      for c in workload.charts if c.bar]
 
-    def on_start(self, info: report.RunInfo) -> None:
+    def on_start(self, info: RunInfo) -> None:
         if self.enabled:
             from tqdm import tqdm
 
@@ -43,21 +44,21 @@ class TqdmReporter:
                 self.bar = tqdm(total=info.total, dynamic_ncols=True, file=sys.stderr,
                                 bar_format="{l_bar}{bar}| {n:,}/{total:,} ms of training [{elapsed}{postfix}]")
             else:
-                self.bar = tqdm(total=info.total, unit=" " + info.unit.removesuffix("s"), dynamic_ncols=True,
+                self.bar = tqdm(total=info.total or None, unit=" " + info.unit.removesuffix("s"), dynamic_ncols=True,
                                 file=sys.stderr)
 
-    def on_record(self, record: report.Record) -> bool:
+    def on_record(self, record: Record) -> bool:
         if self.bar is not None:
             m = record.metrics
-            shown = ((report.LOSS, "loss", "{:.3g}".format), (report.ENV_STEPS_PER_S, "steps/s", amount_text),
-                     (report.STEPS_PER_S, "steps/s", amount_text), (report.WIN_RATE, "win", percent_text),
-                     (report.HJB_MAX_REL_ERR_C, "err c", percent_text))
-            for key, name, text in shown:
+            for key, name, text in self.shown:
                 if key in m:
                     self.postfix[name] = text(m[key])
             if record.phase:
                 self.bar.set_description(record.phase)
-            self.bar.n = round(record.progress * self.bar.total)
+            if self.bar.total:
+                self.bar.n = round(record.progress * self.bar.total)
+            else:
+                self.bar.n = record.step
             self.bar.set_postfix(self.postfix, refresh=True)
         return True
 
@@ -67,8 +68,6 @@ class TqdmReporter:
 
 
 def _run_workload(workload: workloads.Workload, args: argparse.Namespace) -> int:
-    from rlcore.runs.store import default_home
-
     fields = {f.name for f in dataclasses.fields(workload.config)}
     preset = getattr(args, workload.preset_param, None) if workload.preset_param not in fields else None
     try:
@@ -82,31 +81,62 @@ def _run_workload(workload: workloads.Workload, args: argparse.Namespace) -> int
     missing = workload.unavailable(cfg)
     if missing:
         return _fail(missing)
-    style = style_of_config(cfg)
+    style = style_of(cfg)
     for output in outputs:
         if output.styles and style not in output.styles:
             return _fail(f"{output.flag} does not apply to the {style} style: {output.help}.")
     if args.detach:
         return _detach(workload.kind, cfg, label, preset, args.executor)
-    profile_dir = None
-    if getattr(cfg, "profile", 0):
-        import time
+    return run_here(workload, cfg, label=label, preset=preset, quiet=args.quiet, json_path=json_path,
+                    outputs=outputs)
 
-        profile_dir = default_home() / "profiles" / f"{workload.kind}-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
-    prepare_process(",".join(workloads.devices_of(cfg)), default_home(), threads=workloads.threads_of(cfg),
-                    profile_dir=profile_dir)
-    from rlcore.environment import card_for
 
+def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset: str | None = None,
+             quiet: bool = False, json_path: Path | None = None, outputs: dict[Any, Path] | None = None) -> int:
+    """Train a run in this process with a progress bar, stored like any other from its first step (so the dashboard
+    shows it live); then its numbers, verdict and profile on the terminal."""
+    from rlcore.runs import service, worker
+    from rlcore.runs.store import Store
+    from rlcore.tracking.profiling import PROFILE_DIR
+
+    store = Store()
     try:
-        outcome = workload.train(cfg, TqdmReporter(enabled=not args.quiet))
-    except DeviceError as e:
+        _, cfg, preset = service.validated(workload.kind, cfg, preset)
+        label = check_text(label, "label", LABEL_MAX) or service.auto_label(workload, cfg, preset)
+    except ConfigError as e:
         return _fail(str(e))
-    verdict = workload.judge(cfg, outcome.summary)
-    summary = outcome.summary | {"verdict": dataclasses.asdict(verdict), "environment": card_for(cfg)}
-    for output, path in outputs.items():
-        _write(path, outcome.artifacts[output.artifact], output.flag)
+    run_id = store.insert_run(workload.kind, dataclasses.asdict(cfg), label, preset=preset, running_pid=os.getpid())
+    # Before the run's framework starts in this process: its device, threads, XLA cache and capture folder.
+    prepare_process(",".join(workloads.devices_of(cfg)), store.home, threads=workloads.threads_of(cfg),
+                    profile_dir=store.run_dir(run_id) / PROFILE_DIR)
+    try:
+        if workload.framework(cfg) == "tensorflow":
+            for device in workloads.devices_of(cfg):
+                check_device(device)  # a GPU TensorFlow cannot see is bad input: one sentence, nothing trained
+    except DeviceError as e:
+        store.finish(run_id, "failed", error=str(e))
+        return _fail(str(e))
+    sharing = worker.sharing_sentence(store, run_id)
+    if sharing:
+        print(f"warning: {sharing}", file=sys.stderr)
+    ended = worker.execute(store, run_id, workload, cfg, also=TqdmReporter(workload, enabled=not quiet),
+                           started=True, log=store.run_dir(run_id) / worker.LOG_NAME)
+    if ended is None or ended.summary is None:
+        error = ended.error if ended is not None else "it was cancelled before it began"
+        print(f"error: run {run_id} {ended.status if ended else 'cancelled'}: {error}", file=sys.stderr)
+        if json_path:
+            _write(json_path, json.dumps({"run_id": run_id, "status": ended.status if ended else "cancelled",
+                                          "error": error}, indent=2).encode(), "--json")
+        return EXIT_FAILED
+    summary = ended.summary
+    verdict = workload.judge(cfg, summary)
+    run = store.get_run(run_id)
+    document = {"run_id": run_id, "status": ended.status} | summary | {
+        "verdict": dataclasses.asdict(verdict), "environment": run.environment if run else None}
+    for output, path in (outputs or {}).items():
+        _write(path, (ended.artifacts or {})[output.artifact], output.flag)
     if json_path:
-        _write(json_path, json.dumps(summary, indent=2).encode(), "--json")
+        _write(json_path, json.dumps(document, indent=2).encode(), "--json")
     if workload.describe:
         print(workload.describe(cfg, summary))
     print(verdict.text)
@@ -115,6 +145,9 @@ def _run_workload(workload: workloads.Workload, args: argparse.Namespace) -> int
         print(f"Profile: {profile['sentence']}" if "sentence" in profile else f"No profile: {profile['error']}")
         if "logdir" in profile:
             print(f"  the capture: {profile['capture']}\n  open it with: {profile['open_with']}")
+    if summary.get("shared_machine"):
+        print(summary["shared_machine"]["sentence"])
+    print(f"stored as run {run_id} in {store.path}: python -m rlcore runs show {run_id}")
     return 0
 
 
@@ -143,12 +176,15 @@ def _write(path: Path, data: bytes, flag: str) -> None:
 
 
 def _detach(kind: str, cfg: Any, label: str, preset: str | None, engine: str | None = None) -> int:
-    from rlcore.runs import executor
+    from rlcore.runs import executor, service
     from rlcore.runs.store import Store
 
     store = Store()
-    run_id = store.create_run(kind, cfg, label, preset=preset, executor=executor.current(engine))
-    executor.submit(store, [run_id])
+    try:
+        run_id = service.create_run(store, kind, cfg, label, preset=preset, executor=executor.current(engine))
+        executor.submit(store, [run_id])
+    except ConfigError as e:  # an executor that is not there (RLCORE_EXECUTOR, RLCORE_EXECUTORS): nothing queued
+        return _fail(str(e))
     run = store.get_run(run_id)
     if run is not None and run.status == "failed":
         return _fail(f"run {run_id} could not start: {run.error}")

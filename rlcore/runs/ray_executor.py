@@ -29,8 +29,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rlcore import report, system_metrics, workloads
-from rlcore.config import ConfigError
+from rlcore.contract import settings, workloads
+from rlcore.contract.params import ConfigError
+from rlcore.contract.reporting import BufferedReporter, DivergedError
 from rlcore.runs.executor import Executor, register
 from rlcore.runs.store import Store, StoreError
 
@@ -38,8 +39,8 @@ NAMESPACE = "rlcore"
 SERVICE = "rlcore-service"
 HEAD_RESOURCE = "rlcore_head"
 SLOT_RESOURCE = "rlcore_slot"
-ADDRESS_ENV = "RLCORE_RAY_ADDRESS"
-SLOT_ENV = "RLCORE_RAY_SLOT"
+ADDRESS_ENV = settings.RAY_ADDRESS.name
+SLOT_ENV = settings.RAY_SLOT.name
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 REPORT_SECONDS = 0.5
 HEARTBEAT_SECONDS = 2.0
@@ -61,7 +62,7 @@ def connect(address: str | None = None) -> Any:
     """Join the cluster (``$RLCORE_RAY_ADDRESS``, default the one running on this machine) once per process."""
     ray = _ray()
     if not ray.is_initialized():
-        target = address or os.environ.get(ADDRESS_ENV) or "auto"
+        target = address or settings.RAY_ADDRESS.text() or "auto"
         try:
             ray.init(address=target, namespace=NAMESPACE, log_to_driver=False, logging_level="WARNING",
                      runtime_env={"env_vars": {"PYTHONPATH": str(PROJECT_ROOT), "RAY_USAGE_STATS_ENABLED": "0"}})
@@ -131,7 +132,7 @@ def _is_device_kind(resource: str) -> bool:
 
 def _requirements(config: dict[str, Any]) -> dict[str, float]:
     """What a run asks of a node: a slot, and a GPU when its config wants one."""
-    needs = {SLOT_RESOURCE: float(os.environ.get(SLOT_ENV, "1"))}
+    needs = {SLOT_RESOURCE: float(settings.RAY_SLOT.text() or "1")}
     if "gpu" in str(config.get("device", "")).split(","):
         needs["GPU"] = 1.0
     return needs
@@ -304,7 +305,7 @@ class Service:
 # ---------------------------------------------------------------- the task
 
 
-class ServiceReporter(report.BufferedReporter):
+class ServiceReporter(BufferedReporter):
     """The task's Reporter: metric rows to the service (the store's only writer on the head); the reply says
     whether to stop."""
 
@@ -329,7 +330,7 @@ def _execute(run_id: int, kind: str, config: dict[str, Any], service: Any) -> di
     """One run on a cluster node, in a fresh worker process."""
     import ray
 
-    from rlcore.execution import prepare_process
+    from rlcore.tracking.machine import card_for, prepare_process, set_threads
 
     workload = workloads.get(kind)
     cfg = workload.make_config(config)
@@ -341,18 +342,9 @@ def _execute(run_id: int, kind: str, config: dict[str, Any], service: Any) -> di
     # TensorFlow would use every core of the node for each run; a task uses the threads its run asks for, or the
     # CPUs it was given, so two runs sharing a machine do not fight over the same cores.
     cpus = workloads.threads_of(cfg) or max(1, round(ray.get_runtime_context().get_assigned_resources().get("CPU", 1)))
-    if getattr(cfg, "exec_mode", None) == "pytorch":
-        import torch
-
-        torch.set_num_threads(cpus)
-    else:
-        import tensorflow as tf
-
-        tf.config.threading.set_intra_op_parallelism_threads(cpus)
-        tf.config.threading.set_inter_op_parallelism_threads(cpus)
-    from rlcore.environment import card_for
-
-    environment = card_for(cfg) | {"node": _node(ray)}
+    framework = workload.framework(cfg)
+    set_threads(framework, cpus)
+    environment = card_for(framework) | {"node": _node(ray)}
     if not ray.get(service.started.remote(run_id, environment), timeout=60):
         return None
     reporter = ServiceReporter(ray, service, run_id)
@@ -367,17 +359,16 @@ def _execute(run_id: int, kind: str, config: dict[str, Any], service: Any) -> di
 
     threading.Thread(target=beat, daemon=True).start()
     try:
-        with system_metrics.sampler(reporter.add_rows, lambda: reporter.last_step) as sampling:
-            outcome = workload.train(cfg, reporter)
+        outcome = workload.train(cfg, reporter)
         reporter.flush()  # the machine's last reading
         status = "cancelled" if outcome.stopped and reporter.cancelled else "done"
         # When the task ended, so the cost of getting its result into the store can be measured.
         timing = {"task_seconds": time.time() - began, "task_ended": time.time()}
-        from rlcore.profiling import capture_files
+        from rlcore.tracking.profiling import capture_files
 
-        return {"status": status, "summary": outcome.summary | {"ray": timing, "system": sampling.summary()},
+        return {"status": status, "summary": outcome.summary | {"ray": timing},
                 "artifacts": outcome.artifacts | capture_files(capture)}
-    except report.DivergedError as e:
+    except DivergedError as e:
         with contextlib.suppress(Exception):
             reporter.flush()
         return {"status": "diverged", "error": str(e)}

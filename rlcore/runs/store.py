@@ -1,4 +1,7 @@
-"""The run store: one SQLite file (WAL), runs + metrics + artifacts, the single source of truth.
+"""The run store: one SQLite file (WAL), runs + metrics + artifacts, the single source of truth. It stores: what a
+run's config means is the workloads' business (``rlcore.runs.service`` validates and names runs before they are
+stored), and whether a run's process still lives is its executor's (each executor's ``reconcile``, asked before
+every read).
 
 Every method opens its own short connection, so the store can be used from Streamlit's threads and
 from several worker processes at once; SQLite's busy timeout serialises the writers. Every storage fault
@@ -10,9 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import fcntl
 import json
-import os
 import shutil
 import socket
 import sqlite3
@@ -20,20 +21,19 @@ import time
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, fields, is_dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from rlcore import workloads
-from rlcore.config import LABEL_MAX, NOTES_MAX, ConfigError, check_text, label_of
+from rlcore.contract import settings
+from rlcore.contract.params import LABEL_MAX, NOTES_MAX, ConfigError, check_text
+from rlcore.contract.workloads import WORKLOADS
 
 STATUSES = ("queued", "running", "done", "failed", "cancelled", "diverged")
 ACTIVE = ("queued", "running")
 WORKER_DIED = "worker died"
-NEVER_STARTED = "its worker never started: no queue runner is alive to start it"
-RUNNER_START_SECONDS = 60.0  # a runner just started takes its lock within this, or it is not coming
 HEARTBEAT_STALE_SECONDS = 30.0  # no heartbeat for this long: the run is "unresponsive" (not dead)
 START_GRACE_SECONDS = 60.0  # a queued local run older than this, with no queue runner alive, never starts
 HOST = socket.gethostname()
@@ -88,19 +88,24 @@ MIGRATIONS: list[Any] = [
 ]
 
 
-def _migrate_v3_values(db: sqlite3.Connection) -> None:
-    """Store ids for artifact folders, and DQN configs in today's honest form (turbo fields at their defaults
-    on book-loop runs; the old "0 = 1 s" training budget written out)."""
+def _upgrade_configs(db: sqlite3.Connection, version: int) -> None:
+    """Stored configs in the form the workloads read today: each workload says how its configs changed at this
+    store version (``Workload.upgrades``); kinds no workload of this lab has are kept as they are."""
+    for run_id, kind, text in db.execute("SELECT id, kind, config FROM runs").fetchall():
+        upgrade = WORKLOADS.get(kind).upgrades.get(version) if WORKLOADS.has(kind) else None
+        if upgrade is not None:
+            db.execute("UPDATE runs SET config = ? WHERE id = ?", (json.dumps(upgrade(json.loads(text))), run_id))
+
+
+def _migrate_v4_store_id(db: sqlite3.Connection) -> None:
+    """Store ids for artifact folders (a store made anew never offers an old store's files for a reused id), and
+    configs as the workloads upgraded them at this version."""
     had_runs = db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] > 0
     db.execute("INSERT OR IGNORE INTO meta VALUES ('store_id', ?)", ("" if had_runs else uuid.uuid4().hex[:8],))
-    for run_id, text in db.execute("SELECT id, config FROM runs WHERE kind = 'dqn'").fetchall():
-        config = json.loads(text)
-        if config.get("train_seconds") == 0.0:
-            config["train_seconds"] = 1.0
-        db.execute("UPDATE runs SET config = ? WHERE id = ?", (json.dumps(config), run_id))
+    _upgrade_configs(db, 4)
 
 
-MIGRATIONS.append(_migrate_v3_values)
+MIGRATIONS.append(_migrate_v4_store_id)
 # Sweeps: many runs of one workload made from a search space; each member run names its sweep.
 MIGRATIONS.append("""
     CREATE TABLE sweeps (
@@ -124,18 +129,7 @@ MIGRATIONS.append("""
 """)
 
 
-def _migrate_v7_threads(db: sqlite3.Connection) -> None:
-    """Book-loop DQN and HJB runs made before the threads setting ran with TensorFlow's default (threads 0); their
-    configs say so, rather than taking today's default of one thread (turbo does not have the setting)."""
-    for run_id, text in db.execute("SELECT id, config FROM runs WHERE kind IN ('dqn', 'hjb')").fetchall():
-        config = json.loads(text)
-        if config.get("exec_mode") == "turbo":
-            continue
-        config.setdefault("threads", 0)
-        db.execute("UPDATE runs SET config = ? WHERE id = ?", (json.dumps(config), run_id))
-
-
-MIGRATIONS.append(_migrate_v7_threads)
+MIGRATIONS.append(lambda db: _upgrade_configs(db, 7))  # the threads setting: runs before it ran with the default
 
 
 class StoreError(RuntimeError):
@@ -192,7 +186,7 @@ def store_error(error: BaseException, path: Path) -> StoreError:
 
 
 def default_home() -> Path:
-    return Path(os.environ.get("RLCORE_HOME", ".rlcore"))
+    return settings.HOME.path()
 
 
 @dataclass(frozen=True)
@@ -262,36 +256,11 @@ def _decode(row: sqlite3.Row) -> Run:
     return Run(**values)
 
 
-def pid_alive(pid: int | None) -> bool:
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A zombie (exited, not yet reaped by its parent) is dead for our purpose.
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-            return f.read().split(") ", 1)[1][0] != "Z"
-    except OSError:
-        return True
-
-
-def process_started(pid: int | None) -> str:
-    """When a process started (its kernel start time), to tell it from a later process with the same pid."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-            return f.read().rsplit(") ", 1)[1].split()[19]
-    except (OSError, IndexError):
-        return ""
-
-
 class Store:
     """Runs, metrics and artifacts under one directory (``$RLCORE_HOME``, default ./.rlcore)."""
 
     def __init__(self, home: str | Path | None = None, *, start_grace: float = START_GRACE_SECONDS) -> None:
+        """``start_grace``: how long a queued run may wait for an executor to start it (the local one reads it)."""
         self.home = Path(home) if home is not None else default_home()
         self.start_grace = start_grace
         self.path = self.home / "runs.sqlite"
@@ -398,28 +367,40 @@ class Store:
 
     # ------------------------------------------------------------ runs
 
-    def create_run(self, kind: str, config: dict[str, Any] | Any, label: str = "", *, preset: str | None = None,
-                   executor: str = "local") -> int:
-        """Validate the config (given values over the preset's) and insert a queued run; an invalid config or
-        label writes nothing.
-
-        A run without a label gets a name from what sets it apart (its style, preset and changed settings).
-        """
-        workload = workloads.get(kind)
-        values = asdict(config) if is_dataclass(config) else dict(config)
-        cfg = workload.make_config(values, preset)  # the preset's values under the given ones
-        missing = workload.unavailable(cfg)
-        if missing:  # a framework this machine lacks: refused here, at the edge, not when the run starts
-            raise ConfigError(missing, "exec_mode")
-        if preset is None and workload.preset_param in values:  # the preset is a field (the bench's workload)
-            preset = values[workload.preset_param]
-        label = check_text(label, "label", LABEL_MAX) or auto_label(workload, cfg, preset)
+    def insert_run(self, kind: str, config: dict[str, Any], label: str, *, preset: str | None = None,
+                   executor: str = "local", running_pid: int | None = None) -> int:
+        """Insert a run as given (``rlcore.runs.service`` validates and names it first): queued, or already running
+        in the process ``running_pid`` of this host (a run trained where it was started: the CLI, a script)."""
         self._writable()
+        now = time.time()
         with self._connect() as db:
-            cur = db.execute("INSERT INTO runs (kind, config, label, created, preset, executor) "
-                             "VALUES (?, ?, ?, ?, ?, ?)",
-                             (kind, json.dumps(asdict(cfg)), label, time.time(), preset, executor))
+            if running_pid is None:
+                cur = db.execute("INSERT INTO runs (kind, config, label, created, preset, executor) "
+                                 "VALUES (?, ?, ?, ?, ?, ?)",
+                                 (kind, json.dumps(config), label, now, preset, executor))
+            else:
+                cur = db.execute("INSERT INTO runs (kind, config, label, created, preset, executor, status, pid, host, "
+                                 "started, heartbeat) VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)",
+                                 (kind, json.dumps(config), label, now, preset, executor, running_pid, HOST, now,
+                                  now))
             return int(cur.lastrowid)
+
+    def set_environment(self, run_id: int, environment: dict[str, Any]) -> None:
+        """The environment card of a run that was stored already running."""
+        with self._connect() as db:
+            db.execute("UPDATE runs SET environment = ? WHERE id = ?", (json.dumps(environment), run_id))
+
+    def overlapping(self, run_id: int) -> list[int]:
+        """Other runs that trained on this run's host while it did (their running times overlap): its speed, and
+        theirs, are not clean."""
+        with self._connect() as db:
+            row = db.execute("SELECT started, finished, host FROM runs WHERE id = ?", (run_id,)).fetchone()
+            if row is None or row[0] is None:
+                return []
+            started, finished, host = row[0], row[1] or time.time(), row[2]
+            return [r[0] for r in db.execute(
+                "SELECT id FROM runs WHERE id != ? AND started IS NOT NULL AND started < ? AND "
+                "COALESCE(finished, ?) > ? AND host IS ? ORDER BY id", (run_id, finished, time.time(), started, host))]
 
     def get_run(self, run_id: int) -> Run | None:
         self.reconcile()
@@ -460,38 +441,24 @@ class Store:
             if db.execute(f"UPDATE runs SET {column} = ? WHERE id = ?", (value, run_id)).rowcount == 0:
                 raise ConfigError(f"run {run_id} does not exist.", "run")
 
-    def set_runner(self, pid: int | None) -> None:
-        """Record a queue runner just started (it may not hold its lock yet), with its process's start time, so a
-        process that later reuses the pid is never taken for it; None: no runner is starting (the runner clears
-        the record once it holds the lock, or gives up)."""
-        value = f"{HOST} {pid} {process_started(pid)} {time.time():.0f}" if pid else ""
-        with self._connect() as db:
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('runner', ?)", (value,))
+    def meta(self, key: str) -> str:
+        """A value the store keeps for its users (the local queue runner's record)."""
+        return self._meta(key)
 
-    def forget_runner(self, pid: int) -> None:
-        """Clear the record of a runner just started, if it names this process."""
+    def set_meta(self, key: str, value: str) -> None:
         with self._connect() as db:
-            db.execute("UPDATE meta SET value = '' WHERE key = 'runner' AND value LIKE ?", (f"{HOST} {pid} %",))
+            db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
-    def runner_alive(self) -> bool:
-        """Whether a local queue runner is alive: one holds $RLCORE_HOME/runner.lock, or one just started has not
-        taken it yet (its record names its very process: pid and start time). A runner that released the lock to
-        leave is not alive: a launch then starts another."""
-        with contextlib.suppress(OSError), open(self.home / "runner.lock", "a") as lock:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                return True
-            fcntl.flock(lock, fcntl.LOCK_UN)
-        host, pid, started, written, *_ = (*self._meta("runner").split(" "), "", "", "", "")
-        return (host == HOST and pid.isdigit() and pid_alive(int(pid)) and started == process_started(int(pid))
-                and written.isdigit() and time.time() - int(written) < RUNNER_START_SECONDS)
-
-    def local_run_alive(self) -> int | None:
-        """A local run whose worker process still lives (even one a dead runner left behind), or None."""
+    def clear_meta_like(self, key: str, pattern: str) -> None:
+        """Clear a meta value if it matches a LIKE ``pattern`` (a record that names one process)."""
         with self._connect() as db:
-            rows = db.execute("SELECT id, pid, host FROM runs WHERE status = 'running' AND executor = 'local'")
-            return next((run_id for run_id, pid, host in rows if host in (None, HOST) and pid_alive(pid)), None)
+            db.execute("UPDATE meta SET value = '' WHERE key = ? AND value LIKE ?", (key, pattern))
+
+    def live_runs(self, executor: str) -> list[tuple[int, int | None, str, float, str | None]]:
+        """(id, pid, status, created, host) of one executor's queued and running runs."""
+        with self._connect() as db:
+            return [tuple(r) for r in db.execute("SELECT id, pid, status, created, host FROM runs WHERE status IN "
+                                                 "('queued', 'running') AND executor = ?", (executor,))]
 
     def set_pid(self, run_id: int, pid: int) -> None:
         with self._connect() as db:
@@ -549,28 +516,27 @@ class Store:
                        (time.time(), run_id))
 
     def reconcile(self) -> None:
-        """A local run whose worker process is gone failed ("worker died"); queued runs that no queue runner
-        will ever start (none is alive) failed with that reason. A run that is only quiet is left alone: silence
-        is not death (its view says "unresponsive"), so a result that arrives later is never thrown away."""
+        """Before a read: each executor ends the runs it owns whose process is gone (``Executor.reconcile``). A
+        run that is only quiet is left alone: silence is not death (its view says "unresponsive"), so a result that
+        arrives later is never thrown away. Ends the store cannot write yet (full, read-only) are shown as ended."""
         if self.read_only:
             return
-        now = time.time()
-        with self._connect() as db:
-            rows = db.execute("SELECT id, pid, status, created, host FROM runs WHERE status IN ('queued', "
-                              "'running') AND executor = 'local'").fetchall()
-        waiting = [r for r in rows if r[1] is None and r[2] == "queued" and now - r[3] > self.start_grace]
-        ended = [(run_id, NEVER_STARTED) for run_id, *_ in waiting] if waiting and not self.runner_alive() else []
-        ended += [(run_id, WORKER_DIED) for run_id, pid, _, _, host in rows
-                  if pid is not None and host in (None, HOST) and not pid_alive(pid)]
+        from rlcore.runs import executor  # the engines know their processes; the store only keeps the rows
+
+        ended: dict[int, str] = {}
+        for engine in executor.EXECUTORS.loaded():
+            if engine.reconcile is not None:
+                ended |= engine.reconcile(self)
         self._unrecorded = {}
         if not ended:
             return
+        now = time.time()
         try:  # a read never needs a write: a store that refuses one (full, read-only) is read as it stands
             with self._connect() as db:
-                for run_id, error in ended:
+                for run_id, error in ended.items():
                     self._fail(db, run_id, error, now)
         except StoreError:
-            self._unrecorded = dict(ended)  # shown as ended all the same, written when the store takes it
+            self._unrecorded = ended  # shown as ended all the same, written when the store takes it
 
     def _seen(self, run: Run) -> Run:
         """A run as readers see it: one whose end could not be written yet is shown as it ended."""
@@ -736,16 +702,3 @@ def _decode_sweep(row: sqlite3.Row) -> Sweep:
     values = {k: row[k] for k in ("id", "kind", "label", "preset", "base", "space", "created")}
     values["base"], values["space"] = json.loads(values["base"]), json.loads(values["space"])
     return Sweep(**values)
-
-
-def auto_label(workload: workloads.Workload, cfg: Any, preset: str | None) -> str:
-    """A run's name when nobody gave one: style, preset, then up to three settings that differ from them."""
-    values = asdict(cfg)
-    base = workload.defaults(preset)
-    style = workloads.style_column(values)
-    parts = [p for p in (style, preset if preset and preset != style else None) if p]
-    changed = [f for f in fields(cfg) if values[f.name] != base.get(f.name) and f.name not in ("exec_mode", "workload")]
-    parts += [f"{label_of(f)}={values[f.name]}" for f in changed[:3]]
-    if len(changed) > 3:
-        parts.append(f"+{len(changed) - 3} more")
-    return " ".join(parts) or workload.kind

@@ -11,8 +11,9 @@ import dataclasses
 import io
 from typing import Any
 
-from rlcore import search, workloads
-from rlcore.config import label_of
+from rlcore import search
+from rlcore.contract import workloads
+from rlcore.contract.params import label_of
 from rlcore.runs import executor
 from rlcore.runs.store import Run, Store, Sweep
 

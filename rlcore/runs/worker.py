@@ -1,53 +1,45 @@
-"""The local executor: a queue runner that starts one worker process per run, oldest first, one at a time.
+"""One stored run trained in this process, whoever started the process: the local executor's worker (``python -m
+rlcore.runs --run ID``), the CLI in the foreground, a user's script under ``rlcore profile``, an executor of a test.
 
-``launch`` makes sure a queue runner is alive (``python -m rlcore.runs --drain``, at most one per store: it
-holds ``$RLCORE_HOME/runner.lock``). The runner takes the oldest queued run, starts ``python -m rlcore.runs --run
-ID`` for it (the worker fixes the run's device and threads before TensorFlow is imported there), waits for it, and
-takes the next; so runs start in creation order, never two
-train at once, and a thousand queued runs cost no process until their turn. A run whose worker cannot start
-fails at once with the reason and the runner goes on. While a run trains, a heartbeat thread tells the store
-the process lives, whatever the training loop is doing (one compiled call can last a minute).
+``execute`` marks the run running with its environment card, reports through a ``StoreReporter`` (metric rows
+straight into the store; a cancel flag there becomes a stop), beats a heartbeat meanwhile, keeps a little disk in
+reserve so that even a full disk lets the run record why it ended, and records the end: done (summary and
+artifacts), cancelled, diverged or failed with the reason.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
-import signal
-import subprocess
 import sys
 import threading
 import time
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rlcore import report, system_metrics, workloads
-from rlcore.config import ConfigError
-from rlcore.execution import prepare_process
-from rlcore.profiling import PROFILE_DIR
-from rlcore.runs import executor
-from rlcore.runs.store import ACTIVE, WORKER_DIED, Store, StoreError
+from rlcore.contract.reporting import BufferedReporter, DivergedError, Reporter, RunInfo, TeeReporter
+from rlcore.contract.workloads import Workload
+from rlcore.runs.store import Store, StoreError
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 FLUSH_SECONDS = 0.5
 HEARTBEAT_SECONDS = 2.0
 CANCEL_GRACE_SECONDS = 10.0  # a cancelled run whose loop has not stopped by then (inside a long compiled call) ends
-LAUNCH_FAILED = "its worker could not start"
 WAITABLE = ("read-only", "full", "busy")  # storage faults that may pass (a remount, freed space): wait, then retry
 MAX_BACKLOG = 200_000  # metric rows a worker keeps while the store refuses writes
 RECORD_PATIENCE_SECONDS = 900.0  # how long a finished run waits for the store to take its end
+LOG_NAME = "worker.log"  # a run's log in its folder: tracebacks go there, never to a page or a terminal
 
 
-class StoreReporter(report.BufferedReporter):
+class StoreReporter(BufferedReporter):
     """The worker's Reporter: metric rows straight into the store; a cancel flag there becomes a stop."""
 
     def __init__(self, store: Store, run_id: int, flush_seconds: float = FLUSH_SECONDS) -> None:
         super().__init__(flush_seconds)
         self.store, self.run_id = store, run_id
 
-    def on_start(self, info: report.RunInfo) -> None:
+    def on_start(self, info: RunInfo) -> None:
         self.cancelled = self.store.heartbeat(self.run_id) or self.cancelled
 
     def send(self, rows: list[tuple[int, float, str, float]], progress: float | None, phase: str | None) -> bool:
@@ -99,189 +91,78 @@ class Heartbeat:
                 os._exit(0)  # the whole process, lock included: the queue goes on
 
 
-def launch(store: Store, run_id: int) -> None:
-    """Queue a stored run for the local executor: make sure the queue runner is alive, and return at once.
+@dataclass(frozen=True)
+class Ended:
+    """How a run executed here ended: its status, the summary (done, cancelled), the reason (failed, diverged)."""
 
-    If the runner cannot start (no Python, no room for its log), the run fails at once with the reason, so
-    nothing waits on a run that nobody will execute.
-    """
-    if store.get_run(run_id) is None:
-        raise ValueError(f"run {run_id} does not exist.")
-    try:
-        ensure_runner(store)
-    except OSError as e:
-        store.finish(run_id, "failed", error=f"{LAUNCH_FAILED}: {e.strerror or e} ({e.filename or sys.executable}).")
+    status: str
+    summary: dict[str, Any] | None = None
+    error: str | None = None
+    artifacts: dict[str, bytes] | None = None
 
 
-def ensure_runner(store: Store) -> None:
-    """Start the queue runner unless one is alive (a second one started in a race finds the lock held and ends)."""
-    if store.runner_alive():
-        return
-    env = dict(os.environ) | {"RLCORE_HOME": str(store.home.resolve())}
-    with open(store.home / "runner.log", "ab") as log:
-        proc = subprocess.Popen([sys.executable, "-m", WORKER_MODULE, "--drain"], cwd=PROJECT_ROOT, env=env,
-                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-    store.set_runner(proc.pid)  # alive from now on, before it takes the lock
-
-
-def drain(store: Store | None = None, idle_seconds: float = 1.0, *, pause: Any = None) -> int:
-    """The queue runner: execute queued local runs one at a time, oldest first, each in its own worker process;
-    end when the queue has stayed empty for ``idle_seconds``. ``pause(point)``, for tests, holds the runner at a
-    named point of its life."""
-    store = store or Store()
-    pause = pause or (lambda point: None)
-    while True:
-        with open(store.home / "runner.lock", "a") as lock:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                store.forget_runner(os.getpid())  # our record, if we were the one just started
-                return 0  # another runner has the queue (and sees what was queued: it holds the lock)
-            store.forget_runner(os.getpid())  # the lock now says we are alive
-            idle_since = time.monotonic()
-            while time.monotonic() - idle_since < idle_seconds:
-                run_id = store.oldest_queued()
-                if run_id is None:
-                    time.sleep(0.1)
-                    continue
-                _wait_for_orphans(store)
-                try:
-                    _run_one(store, run_id)
-                except StoreError as e:  # made read-only, full: the queue waits, it is not lost
-                    if e.kind not in WAITABLE:
-                        raise
-                    time.sleep(2.0)
-                idle_since = time.monotonic()
-        # The lock is released: a launch from now on starts a runner of its own. A run queued before saw the lock
-        # held and counted on this one, so the queue is read once more.
-        pause("released")
-        if store.oldest_queued() is None:
-            pause("leaving")
-            return 0
-
-
-def _wait_for_orphans(store: Store, poll: float = 0.5) -> None:
-    """One run at a time even across a runner's death: a worker that a killed runner left behind still trains
-    (its own heartbeat keeps it), so the next run waits for it to end."""
-    while store.local_run_alive() is not None:
-        time.sleep(poll)
-
-
-def _run_one(store: Store, run_id: int) -> None:
-    """Start one run's worker process and wait for it; a worker that could not start or died without a word
-    ends its run with the reason."""
-    env = dict(os.environ) | {"RLCORE_HOME": str(store.home.resolve())}
-    try:
-        run_dir = store.run_dir(run_id)
-        run_dir.mkdir(parents=True, exist_ok=True)
-        with open(run_dir / "worker.log", "ab") as log:
-            proc = subprocess.Popen([sys.executable, "-m", WORKER_MODULE, "--run", str(run_id)],
-                                    cwd=PROJECT_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log,
-                                    stderr=subprocess.STDOUT, start_new_session=True)
-    except OSError as e:
-        store.finish(run_id, "failed", error=f"{LAUNCH_FAILED}: {e.strerror or e} ({e.filename or sys.executable}).")
-        return
-    store.set_pid(run_id, proc.pid)
-    proc.wait()
-    store.finish(run_id, "failed", error=WORKER_DIED)  # changes nothing if the worker recorded its end
-
-
-def cancel(store: Store, run_id: int, grace_seconds: float = 3.0) -> str:
-    """Ask a run to stop; terminate its worker if it has not stopped within the grace time."""
-    store.request_cancel(run_id)
-    deadline = time.monotonic() + grace_seconds
-    while time.monotonic() < deadline:
-        run = store.get_run(run_id)
-        if run is None or run.status not in ACTIVE:
-            return run.status if run else "deleted"
-        time.sleep(0.1)
-    run = store.get_run(run_id)
-    if run and run.status in ACTIVE and run.pid:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(run.pid, signal.SIGTERM)
-        store.finish(run_id, "cancelled", error=f"terminated: the worker did not stop within {grace_seconds:g} s")
-    run = store.get_run(run_id)
-    return run.status if run else "deleted"
-
-
-def run_worker(run_id: int, store: Store | None = None) -> int:
-    """The worker process of one run (started by the queue runner). Returns the exit code."""
-    store = store or Store()
-    run = store.get_run(run_id)
-    if run is None:
-        print(f"run {run_id} does not exist.", file=sys.stderr)
-        return 2
-    if run.status != "queued":
-        return 0  # cancelled meanwhile
-    try:  # validated where it is trained (and at the edge, when it was stored)
-        workload = workloads.get(run.kind)
-        cfg = workload.make_config(run.config)
-    except ConfigError as e:  # a stored config this version no longer accepts: the run fails, the queue goes on
-        store.finish(run_id, "failed", error=f"{LAUNCH_FAILED}: {e}")
-        return 0
-    # Before TensorFlow starts in this process: it reads the device and the XLA cache setting only then. A profile's
-    # capture goes straight into the run's folder.
-    prepare_process(",".join(workloads.devices_of(cfg)), store.home, threads=workloads.threads_of(cfg),
-                    profile_dir=store.run_dir(run_id) / PROFILE_DIR)
-    execute(store, run_id, workload, cfg)
-    return 0
-
-
-def execute(store: Store, run_id: int, workload: workloads.Workload, cfg: Any) -> None:
+def execute(store: Store, run_id: int, workload: Workload, cfg: Any, *, also: Reporter | None = None,
+            started: bool = False, log: Path | None = None) -> Ended | None:
     """Train a run in this process and record its end: done (summary and artifacts), cancelled, diverged or
-    failed with the message; a storage fault on the way is its one sentence."""
-    from rlcore.environment import card_for  # imports the run's framework, under the pinned device
+    failed with the message; a storage fault on the way is its one sentence. ``also`` hears every record too (the
+    CLI's progress bar); ``started``: the run was stored running in this process already; ``log``: where a
+    traceback goes (by default this process's stderr, which the queue runner sends to the run's log). None when the
+    run was no longer queued (cancelled meanwhile)."""
+    from rlcore.tracking.machine import card_for  # imports the run's framework, under the pinned device
 
-    if not store.mark_running(run_id, os.getpid(), card_for(cfg)):
-        return
+    card = card_for(workload.framework(cfg))
+    if started:
+        store.set_environment(run_id, card)
+    elif not store.mark_running(run_id, os.getpid(), card):
+        return None
     reserve = SpaceReserve(store.run_dir(run_id) / ".space-reserve")
     reporter = StoreReporter(store, run_id)
     try:
-        with Heartbeat(store, run_id, reporter), system_metrics.sampler(reporter.add_rows,
-                                                                        lambda: reporter.last_step) as sampling:
-            outcome = workload.train(cfg, reporter)
+        with Heartbeat(store, run_id, reporter):
+            outcome = workload.train(cfg, TeeReporter(reporter, also) if also is not None else reporter)
             store.save_artifacts(run_id, outcome.artifacts)
         reporter.flush()  # the machine's last reading
         status = "cancelled" if outcome.stopped and reporter.cancelled else "done"
-        summary = outcome.summary | {"system": sampling.summary()}
+        summary = outcome.summary | shared_machine(store, run_id)
         _record(store, reserve, lambda: store.finish(run_id, status, summary=summary))
-    except report.DivergedError as e:
-        _end(store, reserve, run_id, reporter, "diverged", str(e))
+        return Ended(status, summary, artifacts=outcome.artifacts)
+    except DivergedError as e:
+        return _end(store, reserve, run_id, reporter, "diverged", str(e))
     except StoreError as e:
-        traceback.print_exc()
-        _end(store, reserve, run_id, reporter, "failed", str(e))
+        _traceback(log)
+        return _end(store, reserve, run_id, reporter, "failed", str(e))
     except Exception as e:
-        traceback.print_exc()  # the traceback goes to the run's log file only
-        _end(store, reserve, run_id, reporter, "failed", str(e) or type(e).__name__)
+        _traceback(log)  # to the run's log file only
+        return _end(store, reserve, run_id, reporter, "failed", str(e) or type(e).__name__)
     finally:
         reserve.release()
 
 
-WORKER_MODULE = "rlcore.runs"  # `python -m rlcore.runs`: the worker process's own entry, not the CLI
+def _traceback(log: Path | None) -> None:
+    if log is None:
+        traceback.print_exc()
+        return
+    with contextlib.suppress(OSError):
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with open(log, "a", encoding="utf-8") as out:
+            traceback.print_exc(file=out)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """The worker process's entry, started by the queue runner: ``--drain`` (the runner itself) or ``--run ID``
-    (one run). TensorFlow's C++ log lines stay out of the run's log unless RLCORE_VERBOSE=1."""
-    import argparse
+def sharing_sentence(store: Store, run_id: int) -> str | None:
+    """What to say when other runs train on this machine beside this one (None: it has the machine)."""
+    others = store.overlapping(run_id)
+    if not others:
+        return None
+    names = ", ".join(map(str, others[:5])) + (f" and {len(others) - 5:,} more" if len(others) > 5 else "")
+    return (f"run {run_id} shared this machine with run{'s' if len(others) > 1 else ''} {names} while it trained, "
+            "so its speed (and theirs) is not clean: runs that share cores slow each other down.")
 
-    from rlcore.config import parse_id
-    from rlcore.execution import quiet_native_logs
 
-    parser = argparse.ArgumentParser(prog=f"python -m {WORKER_MODULE}",
-                                     description="Execute stored runs (the dashboard and --detach start this).")
-    what = parser.add_mutually_exclusive_group(required=True)
-    what.add_argument("--run", help="execute this run's id")
-    what.add_argument("--drain", action="store_true", help="run the local queue, oldest first, until it is empty")
-    args = parser.parse_args(argv)
-    if os.environ.get("RLCORE_VERBOSE") != "1":
-        quiet_native_logs()
-    try:
-        return drain() if args.drain else run_worker(parse_id(args.run))
-    except (ConfigError, StoreError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+def shared_machine(store: Store, run_id: int) -> dict[str, Any]:
+    """A summary's note of the other runs that trained on this machine meanwhile, if any."""
+    sentence = sharing_sentence(store, run_id)
+    return {"shared_machine": {"runs": store.overlapping(run_id), "sentence": sentence[0].upper() + sentence[1:]}} \
+        if sentence else {}
 
 
 class SpaceReserve:
@@ -325,15 +206,11 @@ def _record(store: Store, reserve: SpaceReserve, write: Any, patience: float = R
 
 
 def _end(store: Store, reserve: SpaceReserve, run_id: int, reporter: StoreReporter, status: str,
-         error: str) -> None:
+         error: str) -> Ended:
     with contextlib.suppress(StoreError):
         reporter.flush()
     try:
         _record(store, reserve, lambda: store.finish(run_id, status, error=error))
     except StoreError as e:  # the store itself fails: the log keeps the reason
         print(f"could not record the end of run {run_id} ({status}: {error}): {e}", file=sys.stderr)
-
-
-executor.register(executor.Executor(
-    "local", "this machine: a queue runner starts one worker process per run, oldest first (the default)",
-    submit=lambda store, runs: launch(store, runs[0].id), cancel=cancel))
+    return Ended(status, error=error)

@@ -16,6 +16,7 @@ from playwright.sync_api import Page, expect
 
 from devtools.browser import chromium, served_app, wait_for_app
 from rlcore import search
+from rlcore.runs import service
 from rlcore.runs.store import Store
 
 # What a browser's number field refused or mangled (-5 below a minimum, 1.5 above a maximum, a seed past 2**31,
@@ -124,7 +125,7 @@ def test_a_run_or_a_sweep_in_a_table_opens_its_view_and_launch_again_is_a_link(s
     store = Store(home)
     for run in store.list_runs():  # what the form test queued
         store.request_cancel(run.id)
-    finished = store.create_run("dqn", {"epochs": 40, "exec_mode": "graph"}, label="forty games")
+    finished = service.create_run(store, "dqn", {"epochs": 40, "exec_mode": "graph"}, label="forty games")
     store.finish(finished, "done", summary={"win_rate": 0.5, "steps_per_second": 300.0, "train_seconds": 2.0})
     sweep_id, members = store.create_sweep("dqn", {"epochs": 3},
                                            search.Space(grid={"batch_size": [16, 32]}).to_dict(),

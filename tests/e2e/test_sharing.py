@@ -16,7 +16,9 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from devtools.browser import ROOT, chromium, free_port, served_app, wait_for_app
-from rlcore import passphrase, report, search
+from rlcore import passphrase, search
+from rlcore.contract import reporting
+from rlcore.runs import service
 from rlcore.runs.store import Store
 
 OUTPUT = ROOT / "test-output" / "e2e"
@@ -65,8 +67,8 @@ def lab(tmp_path_factory, pixel):
     store = Store(home)
     ids = []
     for label in [*_payloads(pixel), "long"]:
-        run_id = store.create_run("dqn", {"epochs": 10}, label=label[:200])
-        store.append_metrics(run_id, [(s, s / 10, report.LOSS, 1.0 / s) for s in range(1, 20)])
+        run_id = service.create_run(store, "dqn", {"epochs": 10}, label=label[:200])
+        store.append_metrics(run_id, [(s, s / 10, reporting.LOSS, 1.0 / s) for s in range(1, 20)])
         store.set_notes(run_id, label)
         store.finish(run_id, "done", summary={"win_rate": 0.9, "steps_per_second": 250.0, "train_seconds": 4.0})
         ids.append(run_id)

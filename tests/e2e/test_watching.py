@@ -16,8 +16,10 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from devtools.browser import ROOT, chromium, served_app, wait_for_app
-from rlcore import report
+from rlcore.contract import reporting
+from rlcore.runs import service
 from rlcore.runs.store import Store
+from rlcore.workloads.dqn import metrics as dqn_metrics
 from ui.run_view import CHART_SECONDS, DEFAULT_REFRESH, REFRESH_SECONDS
 
 # What a chart has drawn, read from Plotly's own record on the chart's node (gd.data: the traces it drew; the
@@ -54,10 +56,10 @@ def page(server):
 
 
 def _running_run(store: Store) -> int:
-    run_id = store.create_run("dqn", {"epochs": 300}, label="watched")
+    run_id = service.create_run(store, "dqn", {"epochs": 300}, label="watched")
     assert store.mark_running(run_id, os.getpid(), {"cpu": "test"})  # this process stands in for its worker
-    store.report(run_id, [(s, s / 100, report.LOSS, 1.0 / s) for s in range(100, 1100, 100)]
-                 + [(1000, 10.0, report.ENV_STEPS_PER_S, 300.0)], progress=0.1, phase="training")
+    store.report(run_id, [(s, s / 100, reporting.LOSS, 1.0 / s) for s in range(100, 1100, 100)]
+                 + [(1000, 10.0, dqn_metrics.ENV_STEPS_PER_S, 300.0)], progress=0.1, phase="training")
     return run_id
 
 
@@ -103,8 +105,8 @@ def test_a_written_row_reaches_the_chart_within_the_refresh_and_the_run_is_marke
     # read the rows before it, the one after must show it. Three in a row, so a lucky tick cannot pass it.
     assert REFRESH_SECONDS[DEFAULT_REFRESH] == CHART_SECONDS  # status and charts on one timer at the default
     for step, speed in ((1100, 311), (1200, 322), (1300, 333)):
-        store.report(run_id, [(step, step / 100, report.LOSS, 1.0 / step),
-                              (step, step / 100, report.ENV_STEPS_PER_S, float(speed))], progress=step / 3000)
+        store.report(run_id, [(step, step / 100, reporting.LOSS, 1.0 / step),
+                              (step, step / 100, dqn_metrics.ENV_STEPS_PER_S, float(speed))], progress=step / 3000)
         assert _draws_until_newest(page, store, run_id, str(speed)) <= 2
     assert page.evaluate(TAGGED, SPEED_CHART)  # drawn in place: the same chart, its data swapped
 
@@ -115,7 +117,7 @@ def test_a_written_row_reaches_the_chart_within_the_refresh_and_the_run_is_marke
     page.goto(f"{server}/dqn?run={run_id}&refresh=1s")
     wait_for_app(page)
     _wait_for_newest(page, "333")
-    store.report(run_id, [(1400, 14.0, report.ENV_STEPS_PER_S, 344.0)], progress=0.5)
+    store.report(run_id, [(1400, 14.0, dqn_metrics.ENV_STEPS_PER_S, 344.0)], progress=0.5)
     assert _draws_until_newest(page, store, run_id, "344") <= 2 * CHART_SECONDS / REFRESH_SECONDS["1s"] + 1
     assert store.get_run(run_id).watch_refresh == 1.0
 
@@ -136,15 +138,15 @@ def test_a_written_row_reaches_the_chart_within_the_refresh_and_the_run_is_marke
 def test_a_live_comparison_updates_its_chart_in_place_and_the_charts_answer_the_pointer(home, server, page):
     store = Store(home)
     live = _running_run(store)
-    other = store.create_run("dqn", {"epochs": 300}, label="other")
-    store.append_metrics(other, [(s, s / 100, report.ENV_STEPS_PER_S, 250.0) for s in range(100, 1100, 100)])
+    other = service.create_run(store, "dqn", {"epochs": 300}, label="other")
+    store.append_metrics(other, [(s, s / 100, dqn_metrics.ENV_STEPS_PER_S, 250.0) for s in range(100, 1100, 100)])
     store.finish(other, "done", summary={"steps_per_second": 250.0, "win_rate": 0.5, "train_seconds": 10.0})
     page.goto(f"{server}/runs?runs={live},{other}&metric=env+steps+per+second&smoothing=0")
     wait_for_app(page)
     compare = """() => document.querySelector("[data-testid='rlcoreChart'][data-title='env steps per second']")"""
     page.wait_for_function(f"() => ({compare})()?.data?.length === 2", timeout=30_000)
     page.evaluate(f"() => {{ ({compare})().__tagged = true; }}")
-    store.report(live, [(1100, 11.0, report.ENV_STEPS_PER_S, 355.0)], progress=0.4)
+    store.report(live, [(1100, 11.0, dqn_metrics.ENV_STEPS_PER_S, 355.0)], progress=0.4)
     # The comparison refreshes while a member lives (no watched count to read here: the timeout is a hang guard).
     drawn = f"() => ({compare})()?._fullData?.some(t => Array.from(t.x).includes(1100))"  # decoded, as drawn
     page.wait_for_function(drawn, timeout=60_000)
@@ -162,7 +164,7 @@ def test_a_live_comparison_updates_its_chart_in_place_and_the_charts_answer_the_
     page.wait_for_function(f"() => {{ const r = ({x_range})(); return r[1] - r[0] < {(whole[1] - whole[0]) * 0.95}; }}",
                            timeout=20_000)  # zoomed in on steps
     zoomed = page.evaluate(x_range)
-    store.report(live, [(1200, 12.0, report.ENV_STEPS_PER_S, 366.0)], progress=0.5)
+    store.report(live, [(1200, 12.0, dqn_metrics.ENV_STEPS_PER_S, 366.0)], progress=0.5)
     page.wait_for_function(drawn.replace("1100", "1200"), timeout=60_000)
     assert page.evaluate(x_range) == pytest.approx(zoomed)
 

@@ -3,7 +3,7 @@
 import pytest
 from pagetest import fixed_device_card
 
-from rlcore.runs import worker
+from rlcore.runs import local
 from rlcore.runs.store import Store
 
 
@@ -18,5 +18,5 @@ def store(tmp_path, monkeypatch):
 def launched(monkeypatch):
     """Run ids the page asked to launch; no worker starts (the worker has its own tests)."""
     calls = []
-    monkeypatch.setattr(worker, "launch", lambda store, run_id: calls.append(run_id))
+    monkeypatch.setattr(local, "launch", lambda store, run_id: calls.append(run_id))
     return calls

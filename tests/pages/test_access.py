@@ -8,9 +8,11 @@ import socket
 import pytest
 import streamlit as st
 import streamlit.config
-from pagetest import open_page, shown
+from pagetest import go, open_page, shown
 
-from rlcore import passphrase, report, search
+from rlcore import passphrase, search
+from rlcore.contract import reporting
+from rlcore.runs import service
 from rlcore.runs.store import StoreError
 from ui import access
 
@@ -104,10 +106,10 @@ def test_five_wrong_passphrases_lock_a_client_for_a_minute():
 
 
 def test_a_viewers_store_refuses_every_change_and_changes_nothing(store):
-    run_id = store.create_run("dqn", {}, label="theirs")
+    run_id = service.create_run(store, "dqn", {}, label="theirs")
     sweep_id, _ = store.create_sweep("dqn", {}, {}, [({}, "m")])
     viewer = access.ViewerStore(store.home)
-    for change in (lambda: viewer.create_run("dqn", {}), lambda: viewer.request_cancel(run_id),
+    for change in (lambda: service.create_run(viewer, "dqn", {}), lambda: viewer.request_cancel(run_id),
                    lambda: viewer.delete_run(run_id), lambda: viewer.set_label(run_id, "mine"),
                    lambda: viewer.set_notes(run_id, "x"), lambda: viewer.create_sweep("dqn", {}, {}, [({}, "m")]),
                    lambda: viewer.cancel_sweep(sweep_id), lambda: viewer.delete_sweep(sweep_id)):
@@ -126,11 +128,11 @@ def viewer(store, monkeypatch):
 
 
 def _seed(store):
-    done = store.create_run("dqn", {"epochs": 10}, label="finished")
-    store.append_metrics(done, [(s, s / 10, report.LOSS, 1.0 / s) for s in range(1, 20)])
+    done = service.create_run(store, "dqn", {"epochs": 10}, label="finished")
+    store.append_metrics(done, [(s, s / 10, reporting.LOSS, 1.0 / s) for s in range(1, 20)])
     store.save_artifacts(done, {"model.keras": b"weights", "replays.json": b"[]"})
     store.finish(done, "done", summary={"win_rate": 0.9, "steps_per_second": 250.0, "train_seconds": 4.0})
-    live = store.create_run("dqn", {}, label="live")
+    live = service.create_run(store, "dqn", {}, label="live")
     space = search.Space(grid={"batch_size": [16, 32]})
     sweep_id, _ = store.create_sweep("dqn", {}, space.to_dict(), [({"batch_size": 16}, "a"), ({"batch_size": 32}, "b")])
     return done, live, sweep_id
@@ -228,7 +230,7 @@ def test_with_an_identity_provider_configured_a_session_signs_in_through_it(stor
                           "client_id": "lab", "client_secret": "x",
                           "server_metadata_url": "http://127.0.0.1:9/.well-known/openid-configuration"}
     at.run()
-    at.switch_page("pages/dqn.py").run()
+    go(at, "dqn").run()
     assert not at.exception and not [b for b in at.button if b.key == "launch"]  # even on loopback
     assert [b.proto.label for b in at.sidebar.button] == ["Sign in as operator"]
     assert "s" * 32 not in json.dumps([str(e) for e in at.sidebar])

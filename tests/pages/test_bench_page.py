@@ -4,8 +4,9 @@
 import pytest
 from pagetest import drawn_charts, open_page, shown
 
-from rlcore import bench
-from rlcore.config import BenchConfig
+from rlcore.runs import service
+from rlcore.workloads.bench import harness as bench
+from rlcore.workloads.bench.config import BenchConfig
 
 
 def bench_page(query: dict[str, str] | None = None):
@@ -54,7 +55,7 @@ def test_launch_queues_exactly_one_bench_run(store, launched):
 
 def test_a_stored_bench_shows_bars_with_speedups_the_crossover_and_no_gpu_in_plain_words(store):
     cfg = BenchConfig(workload="dqn-act", patterns="predict,tf-function", batch="1,64", repeats=3)
-    run_id = store.create_run("bench", cfg, label="seeded")
+    run_id = service.create_run(store, "bench", cfg, label="seeded")
     speeds = {("predict", 1): 30.0, ("predict", 64): 28.0, ("tf-function", 1): 3000.0, ("tf-function", 64): 1500.0}
     rows = []
     for step, cell in enumerate(bench.plan(cfg), start=1):

@@ -7,8 +7,8 @@ import dataclasses
 import pytest
 from pagetest import open_page, shown
 
-from rlcore import workloads
-from rlcore.config import applies, label_of
+from rlcore.contract import workloads
+from rlcore.contract.params import applies, label_of
 from ui import fmt
 
 

@@ -3,12 +3,13 @@
 
 from pagetest import drawn_charts, open_page
 
-from rlcore import report
+from rlcore.contract import reporting
+from rlcore.runs import service
 
 
 def _finished_run(store, **config):
-    run_id = store.create_run("dqn", config, label="old")
-    store.append_metrics(run_id, [(s, s / 10, report.LOSS, 1.0 / s) for s in range(1, 20)])
+    run_id = service.create_run(store, "dqn", config, label="old")
+    store.append_metrics(run_id, [(s, s / 10, reporting.LOSS, 1.0 / s) for s in range(1, 20)])
     store.finish(run_id, "done", summary={"win_rate": 0.5, "steps_per_second": 100.0, "train_seconds": 2.0})
     return run_id
 
@@ -17,10 +18,11 @@ def test_old_run_and_comparison_links(store):
     first, second = _finished_run(store), _finished_run(store, exec_mode="eager")
     view = open_page("dqn", {"run": str(first)})
     assert not view.exception and view.subheader[0].value.startswith(f"Run {first}: old")
-    compare = open_page("runs", {"runs": f"{first},{second}", "metric": report.LOSS, "x": "wall", "smoothing": "0.3"})
+    compare = open_page("runs", {"runs": f"{first},{second}", "metric": reporting.LOSS, "x": "wall",
+                                 "smoothing": "0.3"})
     assert not compare.exception and not compare.warning
     assert (compare.selectbox(key="metric").value, compare.radio(key="x").value,
-            compare.slider(key="smoothing").value) == (report.LOSS, "wall", 0.3)
+            compare.slider(key="smoothing").value) == (reporting.LOSS, "wall", 0.3)
     (spec,) = drawn_charts(compare).values()
     assert spec["layout"]["xaxis"]["title"]["text"] == "training seconds" and len(spec["data"]) == 4
 

@@ -7,6 +7,7 @@ import json
 import pytest
 from pagetest import open_page, shown
 
+from rlcore.runs import service
 from rlcore.runs.store import Store, StoreError
 from ui import charts, fmt
 
@@ -19,7 +20,7 @@ HUGE = "9" * 5000
     ("sweeps", {"sweep": HUGE}, "sweep must be a sweep id like 3"),
 ])
 def test_a_number_of_thousands_of_digits_in_a_link_is_one_sentence(store, page, query, sentence):
-    store.finish(store.create_run("dqn", {}), "cancelled")
+    store.finish(service.create_run(store, "dqn", {}), "cancelled")
     at = open_page(page, query)
     assert not at.exception and shown(at.warning[0]).startswith(sentence)
 
@@ -37,7 +38,7 @@ def test_user_text_never_becomes_markup_emoji_icons_or_hover_templates():
 
 
 def test_a_damaged_replay_file_leaves_the_run_view_standing(store):
-    run_id = store.create_run("dqn", {"epochs": 3})
+    run_id = service.create_run(store, "dqn", {"epochs": 3})
     store.save_artifacts(run_id, {"replays.json": json.dumps([1, 2, 3]).encode()})
     store.finish(run_id, "done", summary={"win_rate": 0.5, "steps_per_second": 10.0, "train_seconds": 1.0})
     at = open_page("dqn", {"run": str(run_id)})

@@ -19,10 +19,11 @@ def test_home_renders_without_error():
 
 def test_the_app_process_never_imports_tensorflow(tmp_path):
     """Every page, in a fresh interpreter: other test modules in this process import TensorFlow themselves."""
-    code = (f"import sys; from streamlit.testing.v1 import AppTest; at = AppTest.from_file({APP!r}, "
+    code = (f"import sys; sys.path.insert(0, 'tests'); from pagetest import go; "
+            f"from streamlit.testing.v1 import AppTest; at = AppTest.from_file({APP!r}, "
             "default_timeout=120).run(); assert not at.exception\n"
             "for p in ('dqn', 'hjb', 'bench', 'runs'):\n"
-            " at.switch_page(f'pages/{p}.py').run(); assert not at.exception\n"
+            " go(at, p).run(); assert not at.exception\n"
             "print('tensorflow' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env=os.environ | {"RLCORE_HOME": str(tmp_path)})

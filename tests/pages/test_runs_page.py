@@ -5,6 +5,7 @@ import re
 import pytest
 from pagetest import drawn_charts, open_page, shown
 
+from rlcore.runs import service
 from rlcore.runs.store import Store
 
 
@@ -15,7 +16,7 @@ def runs_page(query: dict[str, str] | None = None):
 def seed_runs(store: Store) -> list[int]:
     ids = []
     for style in ("naive", "graph", "xla"):
-        run_id = store.create_run("dqn", {"exec_mode": style}, label=style)
+        run_id = service.create_run(store, "dqn", {"exec_mode": style}, label=style)
         store.append_metrics(run_id, [(s, s / 10, "train/loss", 1.0 / s) for s in range(1, 30)])
         store.finish(run_id, "done", summary={"win_rate": 0.9, "steps_per_second": 100.0, "train_seconds": 1.0})
         ids.append(run_id)
@@ -59,7 +60,7 @@ def test_label_filter_keeps_matching_runs(store):
 
 def test_delete_refuses_a_live_run_before_asking_and_deletes_finished_ones_after_asking(store):
     ids = seed_runs(store)
-    live = store.create_run("dqn", {"exec_mode": "eager"}, label="live")  # queued: must be cancelled first
+    live = service.create_run(store, "dqn", {"exec_mode": "eager"}, label="live")  # queued: must be cancelled first
     at = runs_page({"runs": f"{ids[0]},{live}"})
     assert not at.exception
     assert not [b for b in at.button if b.key == "delete"]  # nothing to confirm: it cannot be done
@@ -76,7 +77,7 @@ def test_delete_refuses_a_live_run_before_asking_and_deletes_finished_ones_after
 def test_a_comparison_marks_the_throughput_of_a_watched_run(store):
     ids = []
     for label, speed in (("watched", 80.0), ("alone", 100.0)):
-        run_id = store.create_run("dqn", {}, label=label)
+        run_id = service.create_run(store, "dqn", {}, label=label)
         store.finish(run_id, "done", summary={"win_rate": 0.9, "steps_per_second": speed, "train_seconds": 1.0})
         ids.append(run_id)
     with store._connect() as db:  # the first had a live view open for 4 s of its run

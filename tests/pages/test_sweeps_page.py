@@ -5,7 +5,8 @@ import json
 
 from pagetest import open_page, shown
 
-from rlcore import search, workloads
+from rlcore import search
+from rlcore.contract import workloads
 
 
 def _type(at, key, text):
@@ -75,7 +76,7 @@ def test_the_view_of_a_sweep_over_three_settings_draws_parallel_coordinates(stor
 def test_a_sweep_over_one_setting_draws_every_member_or_beyond_twenty_a_line_and_band_per_setting(store):
     from pagetest import drawn_charts
 
-    from rlcore import report
+    from rlcore.contract import reporting
 
     def seeded(seeds: int) -> int:
         workload = workloads.get("dqn")
@@ -84,7 +85,7 @@ def test_a_sweep_over_one_setting_draws_every_member_or_beyond_twenty_a_line_and
         sweep_id, ids = store.create_sweep("dqn", {"epochs": 10}, space.to_dict(),
                                            [(m.config, m.label(workload)) for m in members])
         for run_id in ids:
-            store.append_metrics(run_id, [(s, s / 10, report.LOSS, 1.0 / s) for s in range(1, 30)])
+            store.append_metrics(run_id, [(s, s / 10, reporting.LOSS, 1.0 / s) for s in range(1, 30)])
             store.finish(run_id, "done", summary={"win_rate": 0.9, "steps_per_second": 300.0, "train_seconds": 1.0})
         return sweep_id
 

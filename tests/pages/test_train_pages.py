@@ -4,10 +4,12 @@ import json
 import re
 
 import pytest
-from pagetest import APP, drawn_charts, open_page, shown, values
+from pagetest import APP, drawn_charts, go, open_page, shown, values
 from streamlit.testing.v1 import AppTest
 
-from rlcore import report
+from rlcore.contract import reporting
+from rlcore.runs import service
+from rlcore.workloads.dqn import metrics as dqn_metrics
 
 
 def page(name: str, query: dict[str, str] | None = None):
@@ -70,11 +72,12 @@ def test_link_values_are_judged_together(store):
 
 
 def test_a_finished_dqn_run_shows_its_charts_summary_and_replay(store):
-    run_id = store.create_run("dqn", {"epochs": 10}, label="seeded")
+    run_id = service.create_run(store, "dqn", {"epochs": 10}, label="seeded")
     rows = [(s, s / 10, name, value) for s in range(1, 40)
-            for name, value in ((report.LOSS, 1.0 / s), (report.ENV_STEPS_PER_S, 250.0), (report.GAMES, s / 4),
+            for name, value in ((reporting.LOSS, 1.0 / s), (dqn_metrics.ENV_STEPS_PER_S, 250.0),
+                                (dqn_metrics.GAMES, s / 4),
                                 ("time/act", s * 1e-3), ("time/train", s * 2e-3))]
-    store.append_metrics(run_id, [*rows, (39, 3.9, report.WIN_RATE, 0.9)])
+    store.append_metrics(run_id, [*rows, (39, 3.9, dqn_metrics.WIN_RATE, 0.9)])
     store.run_dir(run_id).mkdir(parents=True)
     board = {"player": [0, 3], "goal": [0, 0], "pit": [0, 1], "wall": [1, 1]}
     (store.run_dir(run_id) / "replays.json").write_text(json.dumps(
@@ -123,7 +126,7 @@ def test_reproduce_the_seeds_question_queues_the_port_the_pytorch_original_and_g
 
 
 def test_without_the_frameworks_extra_home_says_the_install_line_and_queues_two(store, launched, monkeypatch):
-    from rlcore import frameworks
+    from rlcore.contract import frameworks
 
     monkeypatch.setattr(frameworks, "version", lambda name: None)
     at = AppTest.from_file(APP, default_timeout=60).run()
@@ -143,10 +146,10 @@ def test_a_form_value_does_not_follow_the_user_to_another_page(store):
     at = page("dqn")
     at.selectbox(key="exec").select("naive").run()
     at.text_input(key="batch").input("50").run()
-    at.switch_page("pages/hjb.py").run()
+    go(at, "hjb").run()
     assert not at.exception
     assert (at.selectbox(key="exec").value, at.text_input(key="batch").value) == ("graph", "100")
-    at.switch_page("pages/bench.py").run()
+    go(at, "bench").run()
     assert not at.exception and at.text_input(key="batch").value == "1"  # a list there, one number on the DQN page
 
 
@@ -161,11 +164,11 @@ def test_a_live_run_shows_phase_progress_and_time_left_and_cancel_is_immediate(s
     import os
     import time
 
-    run_id = store.create_run("dqn", {"epochs": 300}, label="live")
+    run_id = service.create_run(store, "dqn", {"epochs": 300}, label="live")
     assert store.mark_running(run_id, os.getpid(), {"cpu": "test"})  # this process stands in for its worker
     with store._connect() as db:  # started 30 s ago, 40% done
         db.execute("UPDATE runs SET started = ? WHERE id = ?", (time.time() - 30, run_id))
-    store.report(run_id, [(100, 1.0, report.LOSS, 0.5)], progress=0.4, phase="training")
+    store.report(run_id, [(100, 1.0, reporting.LOSS, 0.5)], progress=0.4, phase="training")
     at = page("dqn", {"run": str(run_id), "refresh": "paused"})
     assert not at.exception
     (bar,) = at.get("progress")
@@ -179,11 +182,11 @@ def test_a_watched_live_run_is_marked_in_the_store_and_its_finished_view_says_so
     import os
     import time
 
-    run_id = store.create_run("dqn", {"epochs": 300}, label="watched")
+    run_id = service.create_run(store, "dqn", {"epochs": 300}, label="watched")
     assert store.mark_running(run_id, os.getpid(), {"cpu": "test"})
     with store._connect() as db:
         db.execute("UPDATE runs SET started = ? WHERE id = ?", (time.time() - 30, run_id))
-    store.report(run_id, [(100, 1.0, report.LOSS, 0.5)], progress=0.4, phase="training")
+    store.report(run_id, [(100, 1.0, reporting.LOSS, 0.5)], progress=0.4, phase="training")
     page("dqn", {"run": str(run_id), "refresh": "paused"})
     assert store.get_run(run_id).watched_seconds == 0  # a paused view does not watch
     at = page("dqn", {"run": str(run_id), "refresh": "1s"})

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from rlcore import bench
-from rlcore.config import BENCH_PATTERNS, BenchConfig, ConfigError
+from rlcore.contract.params import ConfigError
+from rlcore.workloads.bench import harness as bench
+from rlcore.workloads.bench.catalogue import SUITES, pattern
+from rlcore.workloads.bench.config import BenchConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,10 +62,10 @@ def test_cell_results_scale_k_step_patterns_and_batches():
     assert (result["first_call_seconds"], result["calls"]) == (1.5, 33)
 
 
-@pytest.mark.parametrize("workload", list(BENCH_PATTERNS))
+@pytest.mark.parametrize("workload", list(SUITES))
 def test_every_pattern_builds_and_runs_one_call_on_cpu(workload):
-    for name in BENCH_PATTERNS[workload]:
-        p = bench.pattern(workload, name.replace("kN", "k3"))
+    for name in SUITES[workload].patterns:
+        p = pattern(workload, name.replace("kN", "k3"))
         call = p.build(batch=4, width=6, seed=0)
         out = call()
         if workload == "dqn-act":

@@ -148,10 +148,11 @@ def test_tensorflow_s_own_log_lines_stay_off_the_terminal_unless_verbose(tmp_pat
 def test_runs_export_tensorboard_writes_event_files_tensorboard_reads_with_the_profile(tmp_path):
     from tensorboard.backend.event_processing.event_accumulator import TENSORS, EventAccumulator
 
+    from rlcore.runs import service
     from rlcore.runs.store import Store
 
     store = Store(tmp_path / "home")
-    run_id = store.create_run("dqn", {"epochs": 3}, label="exported")
+    run_id = service.create_run(store, "dqn", {"epochs": 3}, label="exported")
     store.append_metrics(run_id, [(s, s / 10, "train/loss", 1.0 / s) for s in range(1, 6)]
                          + [(5, 0.5, "throughput/env_steps_per_s", 250.0)])
     capture = store.run_dir(run_id) / "profile" / "plugins" / "profile" / "2026_12_01" / "vm.xplane.pb"

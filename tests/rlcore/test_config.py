@@ -4,7 +4,8 @@ import dataclasses
 
 import pytest
 
-from rlcore.config import ConfigError, DQNConfig, from_dict
+from rlcore.contract.params import ConfigError, from_dict
+from rlcore.workloads.dqn.config import DQNConfig
 
 
 def test_defaults_are_the_books_final_listing():

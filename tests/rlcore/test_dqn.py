@@ -7,10 +7,13 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from rlcore import book, dqn, qnet, report
-from rlcore import gridworld as gw
-from rlcore.config import DQNConfig
-from rlcore.execution import TF_BOOK_STYLES, DeviceError, check_device
+from rlcore.contract import reporting
+from rlcore.tracking.machine import DeviceError, check_device
+from rlcore.workloads.dqn import book, qnet
+from rlcore.workloads.dqn import book_loop as dqn
+from rlcore.workloads.dqn import gridworld as gw
+from rlcore.workloads.dqn import metrics as dqn_metrics
+from rlcore.workloads.dqn.config import TF_BOOK_STYLES, DQNConfig
 
 TINY = {"epochs": 12, "memory_size": 120, "batch_size": 16, "sync_every": 25, "test_games": 50, "eval_every": 6,
         "hidden1": 16, "hidden2": 8}
@@ -86,30 +89,30 @@ def test_replay_memory_is_fifo_and_samples_without_replacement():
 
 
 def test_training_loop_reports_records_phases_and_a_win_rate():
-    rep = report.ListReporter()
+    rep = reporting.ListReporter()
     result = dqn.train(DQNConfig(exec_mode="graph", **TINY), rep, report_interval=0.0)
     assert rep.info.total == TINY["epochs"]
     assert result.games == TINY["epochs"] and result.steps >= TINY["epochs"]
-    assert set(result.phase_seconds) == set(dqn.PHASES)
+    assert set(result.phase_seconds) == set(book.PHASES)
     assert sum(result.phase_seconds.values()) <= result.train_seconds
     assert result.phase_seconds["train"] > 0 and result.phase_seconds["act"] > 0
     assert 0.0 <= result.win_rate <= 1.0
     assert [g for g, _ in result.win_rate_history] == [6, 12]
     steps = [r.step for r in rep.records]
     assert steps == sorted(steps) and steps[-1] == result.steps
-    assert any(report.LOSS in r.metrics for r in rep.records)
-    assert rep.records[-1].metrics[report.WIN_RATE] == result.win_rate
+    assert any(reporting.LOSS in r.metrics for r in rep.records)
+    assert rep.records[-1].metrics[dqn_metrics.WIN_RATE] == result.win_rate
     assert rep.summary["steps"] == result.steps
     json.dumps(rep.summary)  # the summary is JSON-ready
 
 
 def test_reporter_can_stop_the_loop():
-    rep = report.ListReporter(stop_after=2)
+    rep = reporting.ListReporter(stop_after=2)
     result = dqn.train(DQNConfig(exec_mode="eager", **(TINY | {"epochs": 500})), rep, report_interval=0.0)
     assert result.stopped_early
     assert result.games < 3 and result.steps <= 2 * 51  # stopped at the second record, within two games
     assert len(rep.records) == 4  # the start, the one that stopped it, then "testing" and the win rate
-    assert [r.phase for r in rep.records] == [report.TRAINING, "", report.TESTING, ""]
+    assert [r.phase for r in rep.records] == [reporting.TRAINING, "", reporting.TESTING, ""]
 
 
 def test_same_seed_same_run():
@@ -121,7 +124,7 @@ def test_same_seed_same_run():
 
 def test_nan_loss_stops_with_diverged(monkeypatch):
     monkeypatch.setattr(dqn.Agent, "train", lambda self, batch: tf.constant(float("nan")))
-    with pytest.raises(report.DivergedError, match="became nan"):
+    with pytest.raises(reporting.DivergedError, match="became nan"):
         dqn.train(DQNConfig(exec_mode="graph", **TINY), report_interval=0.0)
 
 
@@ -202,7 +205,7 @@ def test_gpu_request_without_a_gpu_is_one_clear_sentence():
 def test_training_on_gpu_fails_before_any_step_when_none_is_visible():
     if tf.config.list_physical_devices("GPU"):
         pytest.skip("a GPU is visible here")
-    rep = report.ListReporter()
+    rep = reporting.ListReporter()
     with pytest.raises(DeviceError):
         dqn.train(DQNConfig(device="gpu", **TINY), rep)
     assert rep.info is None and rep.records == []

@@ -7,25 +7,32 @@ from __future__ import annotations
 import pytest
 from runwait import wait_final
 
-from rlcore import bench, frameworks, report, search
+from rlcore import search
 from rlcore.cli.main import main as cli_main
-from rlcore.config import BenchConfig, ConfigError, DQNConfig
+from rlcore.contract import frameworks, reporting
+from rlcore.contract.params import ConfigError
 from rlcore.runs import sweeps
 from rlcore.runs.store import Store
+from rlcore.workloads.bench import harness as bench
+from rlcore.workloads.bench.config import BenchConfig
+from rlcore.workloads.dqn import book
+from rlcore.workloads.dqn import metrics as dqn_metrics
+from rlcore.workloads.dqn.config import DQNConfig
 
-torch_dqn = pytest.importorskip("rlcore.frameworks.torch_dqn", reason="the frameworks extra is not installed")
+torch_dqn = pytest.importorskip("rlcore.workloads.dqn.torch_original", reason="the frameworks extra is not installed")
 TINY = {"epochs": 4, "memory_size": 100, "batch_size": 16, "test_games": 20, "eval_every": 0, "hidden1": 16,
         "hidden2": 8}
 
 
 def test_the_pytorch_original_learns_the_static_board_and_reports_every_phase():
-    reporter = report.ListReporter()
+    reporter = reporting.ListReporter()
     result = torch_dqn.train(DQNConfig(exec_mode="pytorch", mode="static", epochs=300, eval_every=0, test_games=50,
                                        seed=0), reporter)
     assert result.win_rate >= 0.9 and result.games == 300
-    assert set(result.phase_seconds) == set(torch_dqn.PHASES) and all(v > 0 for v in result.phase_seconds.values())
+    assert set(result.phase_seconds) == set(book.PHASES) and all(v > 0 for v in result.phase_seconds.values())
     names = set().union(*(r.metrics for r in reporter.records))
-    assert {report.LOSS, report.ENV_STEPS_PER_S, report.WIN_RATE} | {f"time/{p}" for p in torch_dqn.PHASES} <= names
+    assert {reporting.LOSS, dqn_metrics.ENV_STEPS_PER_S, dqn_metrics.WIN_RATE} | {f"time/{p}" for p in book.PHASES} \
+        <= names
 
 
 def test_a_sweep_over_graph_pytorch_and_naive_runs_each_with_its_framework_and_threads(tmp_path):

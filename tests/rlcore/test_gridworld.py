@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from rlcore import gridworld as gw
-from rlcore.gridworld import STATIC_BOARD, Board, Gridworld
+from rlcore.workloads.dqn import gridworld as gw
+from rlcore.workloads.dqn.gridworld import STATIC_BOARD, Board, Gridworld
 
 UP, DOWN, LEFT, RIGHT = range(4)
 

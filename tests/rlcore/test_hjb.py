@@ -4,9 +4,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from rlcore import hjb, report
-from rlcore.config import ConfigError, HJBConfig
-from rlcore.hjb_reference import GrowthModel, saddle_path
+from rlcore.contract import reporting
+from rlcore.contract.params import ConfigError
+from rlcore.workloads.hjb import metrics as hjb_metrics
+from rlcore.workloads.hjb import solver as hjb
+from rlcore.workloads.hjb.config import HJBConfig
+from rlcore.workloads.hjb.reference import GrowthModel, saddle_path
 
 TINY = {"steps": 60, "eval_every": 20, "eval_points": 50}
 
@@ -108,13 +111,13 @@ def test_yardstick_scores_the_exact_solution_as_exact_and_a_shifted_one_as_wrong
 
 
 def test_training_reports_loss_speed_and_error_over_time():
-    rep = report.ListReporter()
+    rep = reporting.ListReporter()
     result = hjb.train(HJBConfig(exec_mode="graph", steps_per_call=10, **TINY), rep, report_interval=0.0)
     assert result.steps == 60
     assert [s for s, _, _ in result.error_history] == [20, 40, 60]
     assert result.first_call_seconds > 0 and result.steps_per_second > 0
-    assert any(report.HJB_MAX_REL_ERR_C in r.metrics for r in rep.records[:-1])
-    assert all(np.isfinite(r.metrics.get(report.LOSS, 0.0)) for r in rep.records)
+    assert any(hjb_metrics.MAX_REL_ERR_C in r.metrics for r in rep.records[:-1])
+    assert all(np.isfinite(r.metrics.get(reporting.LOSS, 0.0)) for r in rep.records)
     summary = rep.summary
     for key in ("config", "steps", "train_seconds", "steps_per_second", "final_loss", "grid_k", "V", "c",
                 "max_rel_err_V", "max_rel_err_c", "max_abs_residual"):
@@ -157,14 +160,15 @@ def test_lbfgs_polish_lowers_the_loss_on_its_grid():
 
 
 def test_presets_give_their_values_and_explicit_values_win():
-    from rlcore.config import hjb_preset
+    from rlcore.contract import workloads
 
-    assert hjb_preset("seed") == HJBConfig()
-    accurate = hjb_preset("accurate", steps=10)
+    hjb_preset = workloads.get("hjb").make_config  # the presets as every caller takes them: values over a preset
+    assert hjb_preset({}, "seed") == HJBConfig()
+    accurate = hjb_preset({"steps": 10}, "accurate")
     assert (accurate.dtype, accurate.exec_mode, accurate.derivative) == ("float64", "xla", "tangent")
     assert accurate.steps == 10
     with pytest.raises(ConfigError, match="preset must be one of seed, accurate"):
-        hjb_preset("fast")
+        hjb_preset({}, "fast")
 
 
 def test_the_fitted_guess_starts_on_the_right_branch():
@@ -184,7 +188,7 @@ SHORT = {"steps": 8000, "steps_per_call": 1000, "eval_every": 0, "eval_points": 
 
 def test_a_flat_start_cut_short_is_judged_not_converged_and_named_the_spurious_branch():
     """The seed's flat start first drifts toward V ≈ 0 (8k of its steps sit there): the verdict says so."""
-    from rlcore import workloads
+    from rlcore.contract import workloads
 
     cfg = HJBConfig(**SHORT)
     verdict = workloads.get("hjb").judge(cfg, hjb.train(cfg).summary())
@@ -192,7 +196,7 @@ def test_a_flat_start_cut_short_is_judged_not_converged_and_named_the_spurious_b
 
 
 def test_the_same_run_from_the_fitted_guess_stays_off_the_spurious_branch():
-    from rlcore import workloads
+    from rlcore.contract import workloads
 
     cfg = HJBConfig(init="guess", **SHORT)
     result = hjb.train(cfg)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from rlcore.hjb_reference import GrowthModel, saddle_path, solve_fd
+from rlcore.workloads.hjb.reference import GrowthModel, saddle_path, solve_fd
 
 MODEL = GrowthModel()
 

@@ -14,8 +14,13 @@ import sys
 import pytest
 import tensorflow as tf
 
-from rlcore import dqn, dqn_turbo, hjb, profiling
-from rlcore.config import ConfigError, DQNConfig, HJBConfig
+from rlcore.contract.params import ConfigError
+from rlcore.tracking import profiling
+from rlcore.workloads.dqn import book_loop as dqn
+from rlcore.workloads.dqn import turbo as dqn_turbo
+from rlcore.workloads.dqn.config import DQNConfig
+from rlcore.workloads.hjb import solver as hjb
+from rlcore.workloads.hjb.config import HJBConfig
 
 SMALL_DQN = {"epochs": 8, "memory_size": 60, "batch_size": 16, "test_games": 10, "eval_every": 0, "hidden1": 32,
              "hidden2": 16}
@@ -78,7 +83,7 @@ def test_a_tf_function_fed_python_numbers_is_named_for_retracing(tmp_path):
         return x * factor
 
     x = tf.ones((4,))
-    window = profiling.Window(5, tmp_path, start=0)
+    window = profiling.ProfileWindow(5, tmp_path, start=0)
     for i in range(5):
         with window.step():
             scaled(x, float(i))  # a new Python number: a new graph every call
@@ -109,7 +114,7 @@ def test_eager_op_counts_match_what_tensorflow_s_op_callbacks_see(tmp_path):
     def count(op_type, *args, **kwargs):
         seen.append(op_type)
 
-    window = profiling.Window(4, tmp_path, start=0)
+    window = profiling.ProfileWindow(4, tmp_path, start=0)
     op_callbacks.add_op_callback(count)
     try:
         for _ in range(4):

@@ -6,8 +6,9 @@ import random
 
 import pytest
 
-from rlcore import search, workloads
-from rlcore.config import ConfigError
+from rlcore import search
+from rlcore.contract import workloads
+from rlcore.contract.params import ConfigError
 
 DQN = workloads.get("dqn")
 

@@ -4,10 +4,14 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from rlcore import book, dqn_turbo, report
-from rlcore import gridworld as gw
-from rlcore import gridworld_tf as gtf
-from rlcore.config import ConfigError, DQNConfig
+from rlcore.contract import reporting
+from rlcore.contract.params import ConfigError
+from rlcore.workloads.dqn import book
+from rlcore.workloads.dqn import gridworld as gw
+from rlcore.workloads.dqn import gridworld_tf as gtf
+from rlcore.workloads.dqn import metrics as dqn_metrics
+from rlcore.workloads.dqn import turbo as dqn_turbo
+from rlcore.workloads.dqn.config import DQNConfig
 
 
 def test_the_valid_board_table_is_every_valid_board_once():
@@ -99,20 +103,20 @@ def test_turbo_learns_the_game_within_a_fixed_number_of_steps():
 
 
 def test_train_reports_like_the_other_styles_and_times_compile_apart():
-    reporter = report.ListReporter()
+    reporter = reporting.ListReporter()
     result = dqn_turbo.train(DQNConfig(train_seconds=0.4, seed=2, **SMALL), reporter)
     summary = result.summary()
     assert summary["compile_seconds"] > 0 and summary["train_seconds"] >= 0.4
     # It stops at the first chunk past its budget: every training report but the last is within the budget.
-    testing = [r.phase for r in reporter.records].index(report.TESTING)
+    testing = [r.phase for r in reporter.records].index(reporting.TESTING)
     training = [r.wall_seconds for r in reporter.records[:testing] if "time/in-graph" in r.metrics]
     assert training[-1] == summary["train_seconds"] and all(t < 0.4 for t in training[:-1])
     assert summary["steps"] > 0 and summary["updates"] > 0
     assert set(summary["phase_seconds"]) == {"compile", "in-graph", "eval"}
     assert summary["phase_seconds"]["compile"] == summary["compile_seconds"]
-    assert [r.phase for r in reporter.records if r.phase][:2] == [report.COMPILING, report.TRAINING]
+    assert [r.phase for r in reporter.records if r.phase][:2] == [reporting.COMPILING, reporting.TRAINING]
     names = set().union(*(r.metrics for r in reporter.records))
-    assert {report.LOSS, report.ENV_STEPS_PER_S, report.GAMES, report.EPSILON, report.WIN_RATE,
+    assert {reporting.LOSS, dqn_metrics.ENV_STEPS_PER_S, dqn_metrics.GAMES, dqn_metrics.EPSILON, dqn_metrics.WIN_RATE,
             "time/compile", "time/in-graph", "time/eval"} <= names
     assert 0 <= summary["win_rate"] <= 1 and reporter.summary["compile_seconds"] == summary["compile_seconds"]
 
@@ -157,7 +161,7 @@ def test_cli_turbo_rejects_a_negative_budget_in_one_sentence():
 
 
 def test_the_xla_cache_flag_is_added_once_and_read_back(tmp_path):
-    from rlcore.execution import enable_xla_cache, xla_cache_dir
+    from rlcore.tracking.machine import enable_xla_cache, xla_cache_dir
 
     env = {"TF_XLA_FLAGS": "--tf_xla_auto_jit=0"}
     enable_xla_cache(tmp_path / "c", env)

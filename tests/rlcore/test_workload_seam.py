@@ -9,10 +9,11 @@ from dataclasses import dataclass
 
 import pytest
 
-from rlcore import report, workloads
-from rlcore.config import param
+from rlcore.contract import reporting, workloads
+from rlcore.contract.params import param
+from rlcore.runs import service
+from rlcore.runs.local import launch
 from rlcore.runs.store import Store
-from rlcore.runs.worker import launch
 
 HERE = "tests.rlcore.test_workload_seam"  # the worker process imports this module to know the toy
 
@@ -23,10 +24,11 @@ class ToyConfig:
     rate: float = param(0.5, "How fast the loss falls.", lo=0.0, hi=0.99)
 
 
-def train_toy(cfg: ToyConfig, reporter: report.Reporter) -> workloads.Outcome:
-    reporter.on_start(report.RunInfo("toy", cfg.steps, "steps"))
+def train_toy(cfg: ToyConfig, reporter: reporting.Reporter) -> workloads.Outcome:
+    reporter.on_start(reporting.RunInfo("toy", cfg.steps, "steps"))
     for i in range(1, cfg.steps + 1):
-        reporter.on_record(report.Record(i, i / 100, {report.LOSS: (1 - cfg.rate) ** i, "toy/score": i / cfg.steps},
+        reporter.on_record(reporting.Record(i, i / 100, {reporting.LOSS: (1 - cfg.rate) ** i,
+                                                         "toy/score": i / cfg.steps},
                                          i / cfg.steps))
     summary = {"score": 1 - (1 - cfg.rate) ** cfg.steps, "steps": cfg.steps, "train_seconds": cfg.steps / 100}
     reporter.on_end(summary)
@@ -37,7 +39,7 @@ workloads.register(workloads.Workload(
     kind="toy", title="Toy", description="A workload of a few lines.", config=ToyConfig, train=train_toy,
     judge=lambda cfg, s: workloads.Verdict("ok", "converged", f"Converged: score {s['score']:.2f}."),
     headlines=(workloads.Headline("score", "score", "%"),),
-    charts=(workloads.Chart(report.LOSS, "toy loss", log_y=True), workloads.Chart("toy/score", "toy score"))))
+    charts=(workloads.Chart(reporting.LOSS, "toy loss", log_y=True), workloads.Chart("toy/score", "toy score"))))
 
 ENV = os.environ | {workloads.PLUGIN_ENV: HERE, "TF_CPP_MIN_LOG_LEVEL": "2"}
 
@@ -62,8 +64,8 @@ def _wait_done(store, run_id, timeout=60.0):
 
 
 def test_a_toy_workload_runs_through_store_worker_cli_and_pages(toy_store):
-    first = toy_store.create_run("toy", {"steps": 5})
-    second = toy_store.create_run("toy", {"steps": 3, "rate": 0.2}, label="slow")
+    first = service.create_run(toy_store, "toy", {"steps": 5})
+    second = service.create_run(toy_store, "toy", {"steps": 3, "rate": 0.2}, label="slow")
     for run_id in (first, second):
         launch(toy_store, run_id)
     runs = [_wait_done(toy_store, run_id) for run_id in (first, second)]

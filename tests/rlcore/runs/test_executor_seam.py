@@ -6,10 +6,11 @@ import threading
 
 from runwait import wait_final
 
-from rlcore import search, workloads
-from rlcore.runs import executor, sweeps
+from rlcore import search
+from rlcore.contract import workloads
+from rlcore.runs import executor, service, sweeps
+from rlcore.runs.local import execute
 from rlcore.runs.store import Store
-from rlcore.runs.worker import execute
 from tests.rlcore import test_workload_seam  # registers the toy workload
 
 
@@ -28,7 +29,7 @@ executor.register(executor.Executor("threads", "a thread of this process per bat
 def test_a_run_and_a_sweep_run_through_an_executor_registered_in_a_few_lines(tmp_path, monkeypatch):
     monkeypatch.setenv(executor.ENV, "threads")
     store = Store(tmp_path)
-    run_id = store.create_run("toy", {"steps": 3}, executor=executor.current())
+    run_id = service.create_run(store, "toy", {"steps": 3}, executor=executor.current())
     executor.submit(store, [run_id])
     assert wait_final(store, run_id, timeout=60).status == "done"
     sweep_id, members = sweeps.create(store, "toy", {}, search.Space(grid={"rate": [0.1, 0.5]}))

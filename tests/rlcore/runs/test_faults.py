@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 from runwait import wait_final, wait_training
 
+from rlcore.runs import service
 from rlcore.runs import store as store_module
+from rlcore.runs.local import LAUNCH_FAILED, launch
 from rlcore.runs.store import NEVER_STARTED, Store, StoreError
-from rlcore.runs.worker import LAUNCH_FAILED, launch
 
 TINY_DQN = {"epochs": 4, "memory_size": 100, "batch_size": 16, "test_games": 20, "hidden1": 16, "hidden2": 8}
 ENV = os.environ | {"TF_CPP_MIN_LOG_LEVEL": "2"}
@@ -38,7 +39,7 @@ def one_sentence(proc: subprocess.CompletedProcess, start: str) -> None:
 def _silent_hjb_run(store: Store, steps_per_call: int) -> tuple[object, list[float | None], int]:
     """An HJB run of two compiled calls (trace, then one silent call of ``steps_per_call`` steps), watched every
     0.5 s: the run, what ``unresponsive_for`` said at each poll while it ran, and the number of those polls."""
-    run_id = store.create_run("hjb", {"steps": 2 * steps_per_call, "steps_per_call": steps_per_call,
+    run_id = service.create_run(store, "hjb", {"steps": 2 * steps_per_call, "steps_per_call": steps_per_call,
                                       "eval_every": 0, "eval_points": 20})
     launch(store, run_id)
     quiet_seen: list[float | None] = []
@@ -75,22 +76,22 @@ def test_a_run_inside_one_long_compiled_call_is_never_declared_dead(tmp_path, mo
 def test_a_run_whose_worker_cannot_start_fails_with_the_reason_and_the_queue_goes_on(tmp_path):
     store = Store(tmp_path)
     (tmp_path / "runs").write_text("a file where the runs folder should be")
-    blocked = store.create_run("dqn", TINY_DQN)
+    blocked = service.create_run(store, "dqn", TINY_DQN)
     launch(store, blocked)
     failed = wait_final(store, blocked, timeout=30)
     assert failed.status == "failed" and failed.error.startswith(f"{LAUNCH_FAILED}: Not a directory")
     (tmp_path / "runs").unlink()
-    after = store.create_run("dqn", TINY_DQN)
+    after = service.create_run(store, "dqn", TINY_DQN)
     launch(store, after)
     assert wait_final(store, after).status == "done"
 
 
 def test_queued_runs_that_nothing_will_start_fail_with_the_reason_and_the_next_launch_runs(tmp_path):
     store = Store(tmp_path, start_grace=0.5)
-    orphan = store.create_run("dqn", TINY_DQN)  # written, never launched: as if the dashboard died in between
+    orphan = service.create_run(store, "dqn", TINY_DQN)  # written, never launched: as if the dashboard died in between
     time.sleep(1.0)
     assert (store.get_run(orphan).status, store.get_run(orphan).error) == ("failed", NEVER_STARTED)
-    after = store.create_run("dqn", TINY_DQN)
+    after = service.create_run(store, "dqn", TINY_DQN)
     launch(store, after)
     assert wait_final(store, after).status == "done"
 
@@ -121,7 +122,7 @@ def test_bad_output_paths_are_refused_before_any_training(tmp_path, args, senten
 
 def test_runs_export_refuses_bad_paths_in_one_sentence(tmp_path):
     store = Store(tmp_path)
-    run_id = store.create_run("dqn", {})
+    run_id = service.create_run(store, "dqn", {})
     store.finish(run_id, "cancelled")
     for path, sentence in ((tmp_path / "missing" / "m.csv", "does not exist"), (tmp_path, "names a directory"),
                            ("/proc/self/nope.csv", "cannot be written"), ("", "needs a file name")):
@@ -151,7 +152,7 @@ def readonly_home(tmp_path):
     home = tmp_path / "home"
     store = Store(home)
     for style in ("graph", "xla"):
-        run_id = store.create_run("dqn", {"exec_mode": style}, label=style)
+        run_id = service.create_run(store, "dqn", {"exec_mode": style}, label=style)
         store.append_metrics(run_id, [(1, 0.1, "train/loss", 1.0)])
         store.finish(run_id, "done", summary={"win_rate": 0.5, "steps_per_second": 9.0, "train_seconds": 1.0})
     view = tmp_path / "ro"
@@ -167,7 +168,7 @@ def test_a_read_only_store_is_read_by_every_page_and_refuses_changes_in_one_sent
     store = Store(readonly_home)
     assert store.read_only and [r.label for r in store.list_runs()] == ["xla", "graph"]
     with pytest.raises(StoreError, match=r"^The run store at .* is read-only"):
-        store.create_run("dqn", {})
+        service.create_run(store, "dqn", {})
     one_sentence(rlcore("dqn", "--detach", home=readonly_home), "error: The run store at")
     listed = rlcore("runs", "list", home=readonly_home)
     assert listed.returncode == 0 and "graph" in listed.stdout  # reading still works
@@ -200,8 +201,8 @@ def test_a_store_made_read_only_mid_run_stays_readable_and_its_runs_go_on_once_i
     """Reads never need a write; the training run keeps its rows while the store refuses them, and the queue waits
     instead of losing its runs."""
     store = Store(tmp_path)
-    training = store.create_run("dqn", {"epochs": 100_000, "test_games": 20, "eval_every": 0}, label="long")
-    waiting = store.create_run("dqn", TINY_DQN, label="next")
+    training = service.create_run(store, "dqn", {"epochs": 100_000, "test_games": 20, "eval_every": 0}, label="long")
+    waiting = service.create_run(store, "dqn", TINY_DQN, label="next")
     launch(store, training)
     wait_training(store, training)
     frozen = [tmp_path, *(p for p in tmp_path.glob("runs.sqlite*"))]
@@ -222,10 +223,10 @@ def test_a_full_disk_ends_the_run_with_its_real_cause_and_keeps_what_was_written
     home.mkdir()
     with mounted(home, "-t", "tmpfs", "-o", "size=3m", "tmpfs"):
         store = Store(home)
-        done = store.create_run("dqn", {"exec_mode": "graph"})
+        done = service.create_run(store, "dqn", {"exec_mode": "graph"})
         store.append_metrics(done, [(s, s / 10, "train/loss", 1.0 / s) for s in range(1, 200)])
         store.finish(done, "done", summary={"win_rate": 0.9})
-        run_id = store.create_run("dqn", TINY_DQN | {"epochs": 400, "eval_every": 0})
+        run_id = service.create_run(store, "dqn", TINY_DQN | {"epochs": 400, "eval_every": 0})
         launch(store, run_id)
         wait_training(store, run_id)
         def fill(name: str) -> None:
@@ -245,7 +246,7 @@ def test_a_full_disk_ends_the_run_with_its_real_cause_and_keeps_what_was_written
 @pytest.mark.parametrize("damage", ["truncated", "garbage"])
 def test_a_damaged_store_is_one_sentence_in_the_cli_and_on_every_page(tmp_path, monkeypatch, damage):
     store = Store(tmp_path)
-    store.append_metrics(store.create_run("dqn", {}), [(s, 0.1, "train/loss", 1.0) for s in range(500)])
+    store.append_metrics(service.create_run(store, "dqn", {}), [(s, 0.1, "train/loss", 1.0) for s in range(500)])
     data = store.path.read_bytes()
     for extra in ("-wal", "-shm"):
         Path(f"{store.path}{extra}").unlink(missing_ok=True)
@@ -253,26 +254,26 @@ def test_a_damaged_store_is_one_sentence_in_the_cli_and_on_every_page(tmp_path, 
     one_sentence(rlcore("runs", "list", home=tmp_path), "error: The run store at")
     assert "is damaged" in rlcore("runs", "list", home=tmp_path).stderr
 
-    from pagetest import APP, fixed_device_card
+    from pagetest import APP, fixed_device_card, go
     from streamlit.testing.v1 import AppTest
 
     monkeypatch.setenv("RLCORE_HOME", str(tmp_path))
     fixed_device_card(monkeypatch)
     at = AppTest.from_file(APP, default_timeout=60).run()
     for page in ("home", "dqn", "runs"):
-        at.switch_page(f"pages/{page}.py").run()
+        go(at, page).run()
         assert not at.exception, page
         assert "is damaged" in at.error[0].value, page
 
 
 def test_a_store_made_anew_never_offers_an_old_runs_files(tmp_path):
     old = Store(tmp_path)
-    first = old.create_run("dqn", {})
+    first = service.create_run(old, "dqn", {})
     old.save_artifacts(first, {"model.keras": b"the old run's model"})
     for extra in ("", "-wal", "-shm"):
         Path(f"{old.path}{extra}").unlink(missing_ok=True)
     new = Store(tmp_path)
-    again = new.create_run("dqn", {})
+    again = service.create_run(new, "dqn", {})
     assert again == first  # ids start again in a new store...
     assert not (new.run_dir(again) / "model.keras").exists()  # ...but its files are its own
     assert new.store_id != old.store_id and (old.run_dir(first) / "model.keras").exists()
@@ -308,7 +309,7 @@ def test_the_cli_prints_a_stored_label_without_its_terminal_escapes(tmp_path):
     import sqlite3
 
     store = Store(tmp_path)
-    run_id = store.create_run("dqn", {}, label="plain")
+    run_id = service.create_run(store, "dqn", {}, label="plain")
     with sqlite3.connect(store.path) as db:  # written past the store's own check, as an older version might have
         db.execute("UPDATE runs SET label = ? WHERE id = ?", ("a\x1b]8;;http://x\x07link\x1b[2Jb", run_id))
     for args in (["runs", "list"], ["runs", "show", str(run_id)]):
@@ -331,7 +332,7 @@ def test_odd_link_values_are_one_sentence(tmp_path, monkeypatch, page, query, wa
     monkeypatch.setenv("RLCORE_HOME", str(tmp_path))
     fixed_device_card(monkeypatch)
     store = Store(tmp_path)
-    store.finish(store.create_run("dqn", {}), "cancelled")
+    store.finish(service.create_run(store, "dqn", {}), "cancelled")
     at = open_page(page, query)
     assert not at.exception
     if "run" in query or "runs" in query:

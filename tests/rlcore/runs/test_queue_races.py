@@ -10,8 +10,9 @@ import time
 import psutil
 from runwait import wait_final, wait_for, wait_training
 
+from rlcore.runs import service
+from rlcore.runs.local import drain, launch
 from rlcore.runs.store import HOST, Store, pid_alive
-from rlcore.runs.worker import drain, launch
 
 TINY_DQN = {"epochs": 3, "memory_size": 100, "batch_size": 16, "test_games": 20, "hidden1": 16, "hidden2": 8}
 
@@ -24,7 +25,7 @@ def test_a_process_that_reused_a_runner_s_pid_is_never_taken_for_the_runner(tmp_
             record = f"{HOST} {stranger.pid} 1 {time.time():.0f}"
             db.execute("INSERT OR REPLACE INTO meta VALUES ('runner', ?)", (record,))
         assert not store.runner_alive()
-        run_id = store.create_run("dqn", TINY_DQN)
+        run_id = service.create_run(store, "dqn", TINY_DQN)
         launch(store, run_id)
         assert wait_final(store, run_id).status == "done"
     finally:
@@ -45,7 +46,7 @@ def test_a_launch_while_the_runner_is_leaving_starts_a_runner_of_its_own(tmp_pat
     runner.start()
     try:
         assert leaving.wait(60)
-        run_id = store.create_run("dqn", TINY_DQN)
+        run_id = service.create_run(store, "dqn", TINY_DQN)
         launch(store, run_id)  # the leaving runner holds no lock and no record: a new runner starts
     finally:
         go_on.set()
@@ -55,7 +56,7 @@ def test_a_launch_while_the_runner_is_leaving_starts_a_runner_of_its_own(tmp_pat
 
 def test_one_run_at_a_time_holds_when_the_runner_is_killed_while_its_worker_trains(tmp_path):
     store = Store(tmp_path)
-    first = store.create_run("dqn", {"epochs": 100_000, "test_games": 20, "eval_every": 0})
+    first = service.create_run(store, "dqn", {"epochs": 100_000, "test_games": 20, "eval_every": 0})
     launch(store, first)
     worker = wait_training(store, first).pid
     runner = psutil.Process(worker).ppid()
@@ -63,7 +64,7 @@ def test_one_run_at_a_time_holds_when_the_runner_is_killed_while_its_worker_trai
     # A SIGKILL is delivered, not done: until the runner has exited it still holds the queue's lock, and a launch
     # in that instant rightly counts on it. The race under test starts once it is gone.
     wait_for(lambda: not pid_alive(runner), 30, "the killed runner to exit")
-    second = store.create_run("dqn", TINY_DQN)
+    second = service.create_run(store, "dqn", TINY_DQN)
     launch(store, second)  # a new runner: it must wait for the orphan
     time.sleep(3)
     assert store.get_run(second).status == "queued" and store.get_run(first).status == "running"

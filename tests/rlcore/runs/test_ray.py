@@ -22,7 +22,7 @@ from runwait import wait_final, wait_for, wait_training
 ray = pytest.importorskip("ray", reason="the cluster extra (requirements-cluster.txt) is not installed")
 
 from rlcore import search  # noqa: E402
-from rlcore.runs import executor, ray_executor, sweeps  # noqa: E402
+from rlcore.runs import executor, ray_executor, service, sweeps  # noqa: E402
 from rlcore.runs.store import Store  # noqa: E402
 
 if {name for _, name in socket.if_nameindex()} != {"lo"}:  # this process's own network namespace
@@ -57,7 +57,7 @@ def cluster(tmp_path_factory):
 
 
 def queue(store, kind, config, **kwargs):
-    run_id = store.create_run(kind, config, executor="ray", **kwargs)
+    run_id = service.create_run(store, kind, config, executor="ray", **kwargs)
     executor.submit(store, [run_id])
     return run_id
 
@@ -115,7 +115,7 @@ def test_a_killed_worker_is_worker_died(cluster):
 
 def test_a_gpu_run_on_a_cluster_without_a_gpu_says_why_it_waits_then_fails_clearly(cluster):
     _, _, store = cluster
-    run_id = store.create_run("dqn", TINY | {"device": "gpu"}, executor="ray")
+    run_id = service.create_run(store, "dqn", TINY | {"device": "gpu"}, executor="ray")
     executor.submit(store, [run_id])
     phase = wait_for(lambda: store.get_run(run_id).phase, 30, "a waiting sentence")
     assert phase.startswith("waiting: no node offers 1 GPU; it fails after 6 s")
@@ -127,7 +127,8 @@ def test_a_gpu_run_on_a_cluster_without_a_gpu_says_why_it_waits_then_fails_clear
 def test_the_dashboard_can_restart_while_runs_go_on_and_its_view_catches_up(cluster, monkeypatch):
     _, _, store = cluster
     submit = ("import sys; from rlcore.runs import executor; from rlcore.runs.store import Store; s = Store(); "
-              f"i = s.create_run('dqn', {TINY | {'epochs': 40}!r}, executor='ray'); executor.submit(s, [i]); print(i)")
+              f"i = service.create_run(s, 'dqn', {TINY | {'epochs': 40}!r}, executor='ray'); "
+              "executor.submit(s, [i]); print(i)")
     env = os.environ | {"RLCORE_HOME": str(store.home), "TF_CPP_MIN_LOG_LEVEL": "2"}
     done = subprocess.run([sys.executable, "-c", submit], capture_output=True, text=True, env=env, cwd=ROOT,
                           timeout=120)  # a dashboard process that queues a run, then is gone

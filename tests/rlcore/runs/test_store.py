@@ -6,8 +6,10 @@ import sys
 
 import pytest
 
-from rlcore.config import ConfigError, DQNConfig
+from rlcore.contract.params import ConfigError
+from rlcore.runs import service
 from rlcore.runs.store import MIGRATIONS, WORKER_DIED, Store
+from rlcore.workloads.dqn.config import DQNConfig
 
 
 @pytest.fixture
@@ -32,14 +34,14 @@ def test_a_version_1_store_is_upgraded_in_place_and_keeps_its_runs(tmp_path):
     assert store.schema_version == len(MIGRATIONS) > 1
     assert [r.id for r in store.list_runs()] == [1]
     assert store.get_run(1).config["threads"] == 0  # it ran with TensorFlow's default threads, not today's one
-    assert store.get_run(store.create_run("dqn", {})).config["threads"] == 1
+    assert store.get_run(service.create_run(store, "dqn", {})).config["threads"] == 1
     with sqlite3.connect(store.path) as db:
         plan = db.execute("EXPLAIN QUERY PLAN SELECT * FROM metrics WHERE run_id = 1 AND rowid > 5").fetchall()
     assert "metrics_by_run_rowid" in str(plan) and "rowid>?" in str(plan)
 
 
 def test_metrics_after_returns_only_rows_newer_than_the_last_one_read(store):
-    first, other = store.create_run("dqn", {}), store.create_run("dqn", {})
+    first, other = service.create_run(store, "dqn", {}), service.create_run(store, "dqn", {})
     store.append_metrics(first, [(1, 0.1, "train/loss", 2.0), (2, 0.2, "train/loss", 1.5)])
     store.append_metrics(other, [(1, 0.1, "train/loss", 9.0)])
     seen = store.metrics_after(first)
@@ -52,14 +54,14 @@ def test_metrics_after_returns_only_rows_newer_than_the_last_one_read(store):
 
 def test_invalid_config_writes_no_row(store):
     with pytest.raises(ConfigError, match="batch must not exceed memory"):
-        store.create_run("dqn", {"batch_size": 5000})
+        service.create_run(store, "dqn", {"batch_size": 5000})
     with pytest.raises(ConfigError, match="kind must be one of dqn, hjb, bench"):
-        store.create_run("gan", {})
+        service.create_run(store, "gan", {})
     assert store.list_runs() == []
 
 
 def test_run_round_trip_with_metrics_as_a_dataframe(store):
-    run_id = store.create_run("dqn", DQNConfig(epochs=7), label="mine")
+    run_id = service.create_run(store, "dqn", DQNConfig(epochs=7), label="mine")
     run = store.get_run(run_id)
     assert (run.kind, run.status, run.label, run.config["epochs"]) == ("dqn", "queued", "mine", 7)
     store.append_metrics(run_id, [(1, 0.1, "train/loss", 2.0), (2, 0.2, "train/loss", 1.5)])
@@ -71,7 +73,7 @@ def test_run_round_trip_with_metrics_as_a_dataframe(store):
 
 
 def test_delete_removes_row_metrics_and_artifacts(store):
-    run_id = store.create_run("hjb", {})
+    run_id = service.create_run(store, "hjb", {})
     store.append_metrics(run_id, [(1, 0.1, "train/loss", 2.0)])
     store.run_dir(run_id).mkdir(parents=True)
     (store.run_dir(run_id) / "model.keras").write_bytes(b"x")
@@ -86,7 +88,7 @@ def test_delete_removes_row_metrics_and_artifacts(store):
 
 
 def test_a_running_run_whose_worker_is_gone_is_failed_worker_died(store):
-    run_id = store.create_run("dqn", {})
+    run_id = service.create_run(store, "dqn", {})
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
     assert store.mark_running(run_id, gone.pid, {"cpu": "test"})
@@ -97,7 +99,7 @@ def test_a_running_run_whose_worker_is_gone_is_failed_worker_died(store):
 
 
 def test_cancelling_a_queued_run_is_immediate(store):
-    run_id = store.create_run("dqn", {})
+    run_id = service.create_run(store, "dqn", {})
     store.request_cancel(run_id)
     assert store.get_run(run_id).status == "cancelled"
 
@@ -105,7 +107,7 @@ def test_cancelling_a_queued_run_is_immediate(store):
 def test_watching_counts_the_time_any_live_view_was_open_while_the_run_ran_once(store):
     import os
 
-    run_id = store.create_run("dqn", {})
+    run_id = service.create_run(store, "dqn", {})
     store.note_watched(run_id, 1.0, now=10.0)  # queued: not yet running, nothing to distort
     assert store.get_run(run_id).watched_seconds == 0
     store.mark_running(run_id, os.getpid(), {})
@@ -120,7 +122,7 @@ def test_watching_counts_the_time_any_live_view_was_open_while_the_run_ran_once(
     store.finish(run_id, "done", summary={})
     store.note_watched(run_id, 1.0, now=t0 + 60)  # ended: a view of the result costs it nothing
     assert store.get_run(run_id).watched_seconds == pytest.approx(15.5)
-    unwatched = store.create_run("dqn", {})
+    unwatched = service.create_run(store, "dqn", {})
     assert (store.get_run(unwatched).watched_seconds, store.get_run(unwatched).watch_refresh) == (0.0, None)
 
 

@@ -9,8 +9,9 @@ import time
 
 import pytest
 
-from rlcore import search, workloads
-from rlcore.config import ConfigError
+from rlcore import search
+from rlcore.contract import workloads
+from rlcore.contract.params import ConfigError
 from rlcore.runs import sweeps
 from rlcore.runs.store import Store
 

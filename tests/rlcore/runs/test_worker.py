@@ -10,8 +10,9 @@ import sys
 import pytest
 from runwait import wait_final, wait_training
 
+from rlcore.runs import service
+from rlcore.runs.local import cancel, launch
 from rlcore.runs.store import WORKER_DIED, Store
-from rlcore.runs.worker import cancel, launch
 
 TINY_DQN = {"epochs": 6, "memory_size": 100, "batch_size": 16, "test_games": 20, "hidden1": 16, "hidden2": 8}
 LONG_DQN = {"epochs": 100_000, "test_games": 20, "eval_every": 0}
@@ -23,8 +24,8 @@ def store(tmp_path):
 
 
 def test_kill_9_mid_run_fails_as_worker_died_and_the_queue_goes_on(store):
-    victim = store.create_run("dqn", LONG_DQN)
-    follower = store.create_run("dqn", TINY_DQN)
+    victim = service.create_run(store, "dqn", LONG_DQN)
+    follower = service.create_run(store, "dqn", TINY_DQN)
     launch(store, victim)
     launch(store, follower)
     wait_training(store, victim)
@@ -37,9 +38,10 @@ def test_kill_9_mid_run_fails_as_worker_died_and_the_queue_goes_on(store):
 
 
 def test_queued_runs_all_finish_one_at_a_time_in_order_even_those_queued_while_it_works(store):
-    first = store.create_run("dqn", TINY_DQN)
+    first = service.create_run(store, "dqn", TINY_DQN)
     launch(store, first)
-    later = [store.create_run("dqn", TINY_DQN | {"seed": i, "threads": 2 * i}) for i in (1, 2)]  # queued meanwhile
+    later = [service.create_run(store, "dqn", TINY_DQN | {"seed": i, "threads": 2 * i})
+             for i in (1, 2)]  # queued meanwhile
     launch(store, later[0])  # a second launch finds the runner alive; the third run has no launch of its own
     ids = [first, *later]
     runs = [wait_final(store, run_id, timeout=240) for run_id in ids]
@@ -57,7 +59,7 @@ def test_queued_runs_all_finish_one_at_a_time_in_order_even_those_queued_while_i
 
 
 def test_cancel_mid_run_stops_it_at_its_next_report_and_keeps_metrics(store):
-    run_id = store.create_run("dqn", LONG_DQN)
+    run_id = service.create_run(store, "dqn", LONG_DQN)
     launch(store, run_id)
     wait_training(store, run_id)
     status = cancel(store, run_id)
@@ -69,7 +71,7 @@ def test_cancel_mid_run_stops_it_at_its_next_report_and_keeps_metrics(store):
 
 
 def test_a_failing_workload_ends_failed_with_its_message(store):
-    run_id = store.create_run("dqn", TINY_DQN | {"device": "gpu"})
+    run_id = service.create_run(store, "dqn", TINY_DQN | {"device": "gpu"})
     launch(store, run_id)
     run = wait_final(store, run_id, timeout=90)
     if run.status == "done":
@@ -80,7 +82,8 @@ def test_a_failing_workload_ends_failed_with_its_message(store):
 
 
 def test_an_infinite_loss_ends_diverged(store):
-    run_id = store.create_run("hjb", {"output_bias": 1e30, "steps": 500, "steps_per_call": 100, "eval_every": 0})
+    run_id = service.create_run(store, "hjb", {"output_bias": 1e30, "steps": 500, "steps_per_call": 100,
+                                               "eval_every": 0})
     launch(store, run_id)
     run = wait_final(store, run_id, timeout=90)
     assert run.status == "diverged"
@@ -117,7 +120,7 @@ def test_cli_detach_show_export_and_delete(store, tmp_path):
 
 
 def test_a_bench_is_a_run_the_worker_executes_cell_by_cell(store):
-    run_id = store.create_run("bench", {"workload": "hjb-step", "patterns": "graph,graph-k10", "batch": "4,16",
+    run_id = service.create_run(store, "bench", {"workload": "hjb-step", "patterns": "graph,graph-k10", "batch": "4,16",
                                         "repeats": 2, "min_seconds": 0.05}, label="bench")
     launch(store, run_id)
     run = wait_final(store, run_id)
@@ -137,7 +140,7 @@ TINY_TURBO = {"exec_mode": "turbo", "train_seconds": 0.2, "turbo_games": 32, "tu
 
 def test_turbo_through_the_worker_keeps_the_compiled_loop_and_says_what_the_cache_did(store):
     """The worker sets the XLA cache before TensorFlow starts: the first run compiles and writes it, the next loads."""
-    first, second = store.create_run("dqn", TINY_TURBO), store.create_run("dqn", TINY_TURBO)
+    first, second = service.create_run(store, "dqn", TINY_TURBO), service.create_run(store, "dqn", TINY_TURBO)
     for run_id in (first, second):
         launch(store, run_id)
     a, b = wait_final(store, first, timeout=180), wait_final(store, second, timeout=180)
@@ -151,7 +154,7 @@ def test_turbo_through_the_worker_keeps_the_compiled_loop_and_says_what_the_cach
 
 
 def test_a_profiled_run_keeps_its_capture_in_its_folder_and_every_run_samples_the_machine(store):
-    run_id = store.create_run("hjb", {"steps": 400, "eval_every": 0, "eval_points": 20, "profile": 20})
+    run_id = service.create_run(store, "hjb", {"steps": 400, "eval_every": 0, "eval_points": 20, "profile": 20})
     launch(store, run_id)
     run = wait_final(store, run_id)
     assert run.status == "done", run.error

@@ -1,0 +1,201 @@
+"""The Reporter protocol: training emits records and never knows where they go.
+
+A run (``rlcore.tracking.run.TrainingRun``) calls ``on_start`` once, ``on_record`` a few times a second (returning
+False asks the training to stop cleanly, which is how cancel works), ``add_rows`` for what is sampled beside the
+training (the machine), and ``on_end`` with the summary. The CLI reports to a progress bar and the store, a worker
+to the store, a Ray task to the head's service, tests to a list.
+
+The metric keys every run may log live here; a workload's own keys live in its package.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+# Metric keys, namespaced so a chart is a filter on the prefix.
+LOSS = "train/loss"
+STEPS_PER_S = "throughput/steps_per_s"
+SAMPLES_PER_S = "throughput/samples_per_s"
+PHASE_PREFIX = "time/"  # time/env, time/act, ...: cumulative seconds per phase
+
+# The phases a run view names while a run lives.
+COMPILING, TRAINING, TESTING, READING_PROFILE = "compiling", "training", "testing", "reading the profile"
+
+Row = tuple[int, float, str, float]  # (step, wall seconds, name, value)
+
+
+class DivergedError(RuntimeError):
+    """The training loss became NaN or infinite."""
+
+
+@dataclass(frozen=True)
+class Record:
+    """One report from a training loop: where it is and the metrics of the last window."""
+
+    step: int
+    wall_seconds: float
+    metrics: dict[str, float]
+    progress: float = 0.0  # fraction of the planned work done, 0..1
+    phase: str = ""  # what the loop does now ("compiling", "training", "testing"); "" = as before
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What a run tells its reporter before the first step."""
+
+    kind: str
+    total: int  # planned units of work (games, steps); 0 = not known
+    unit: str
+    config: dict[str, Any] = field(default_factory=dict)
+
+
+class Reporter(Protocol):
+    def on_start(self, info: RunInfo) -> None: ...
+
+    def on_record(self, record: Record) -> bool:
+        """Take a record; return False to ask the loop to stop."""
+        ...
+
+    def on_end(self, summary: dict[str, Any]) -> None: ...
+
+
+class LossWindow:
+    """The mean loss between two records (NaN or infinity stops the run as diverged) and the throughput over the
+    window's own training time.
+
+    Losses may be tensors; they are fetched only when the window closes, so a loop does not wait for each step.
+    """
+
+    def __init__(self, rate_key: str) -> None:
+        self.rate_key = rate_key
+        self.losses: list[Any] = []
+        self._steps, self._seconds = 0, 0.0
+
+    def add_loss(self, loss: Any) -> None:
+        self.losses.append(loss)
+
+    def close(self, steps: int, seconds: float) -> dict[str, float]:
+        """The window's metrics, given the loop's total steps and training seconds so far; opens the next."""
+        metrics: dict[str, float] = {}
+        if self.losses:
+            loss = sum(float(x) for x in self.losses) / len(self.losses)  # not fsum: inf - inf is nan here
+            if not math.isfinite(loss):
+                raise DivergedError(f"the training loss became {loss} after {steps:,} steps.")
+            metrics[LOSS] = loss
+        if seconds > self._seconds and steps > self._steps:
+            metrics[self.rate_key] = (steps - self._steps) / (seconds - self._seconds)
+        self.losses, self._steps, self._seconds = [], steps, seconds
+        return metrics
+
+
+class BufferedReporter:
+    """Buffers records as metric rows (step, wall seconds, name, value) and sends them with the progress and phase
+    at most every ``flush_seconds`` (at once when the phase changes); what a send answers, whether a cancel was
+    asked for, becomes a stop. Subclasses say where the rows go (``send``)."""
+
+    def __init__(self, flush_seconds: float = 0.5) -> None:
+        self.flush_seconds = flush_seconds
+        self.rows: list[Row] = []
+        self.progress: float | None = None
+        self.phase: str | None = None
+        self.last_flush = 0.0
+        self.last_step = 0
+        self.cancelled = False
+        self._lock = threading.Lock()  # rows also come from the system-metrics thread
+
+    def add_rows(self, rows: list[Row]) -> None:
+        """Rows from beside the training loop (system metrics); they go out with the next flush."""
+        with self._lock:
+            self.rows.extend(rows)
+
+    def send(self, rows: list[Row], progress: float | None, phase: str | None) -> bool:
+        """Deliver the rows; True when the run was asked to stop."""
+        raise NotImplementedError
+
+    def on_start(self, info: RunInfo) -> None:
+        pass
+
+    def on_record(self, record: Record) -> bool:
+        with self._lock:
+            self.rows.extend((record.step, record.wall_seconds, k, float(v)) for k, v in record.metrics.items())
+        self.last_step = record.step
+        self.progress = record.progress
+        if record.phase:
+            self.phase = record.phase
+        if record.phase or time.monotonic() - self.last_flush >= self.flush_seconds:
+            self.flush()
+        return not self.cancelled
+
+    def on_end(self, summary: dict[str, Any]) -> None:
+        self.flush()
+
+    def flush(self) -> None:
+        with self._lock:
+            rows, self.rows = self.rows, []
+        self.cancelled = self.send(rows, self.progress, self.phase) or self.cancelled
+        self.last_flush = time.monotonic()
+
+
+class NullReporter:
+    """Discards everything and never stops a run."""
+
+    def on_start(self, info: RunInfo) -> None:
+        pass
+
+    def on_record(self, record: Record) -> bool:
+        return True
+
+    def on_end(self, summary: dict[str, Any]) -> None:
+        pass
+
+
+class ListReporter:
+    """Keeps every record (and sampled row) in memory; optionally asks to stop after ``stop_after`` records."""
+
+    def __init__(self, stop_after: int | None = None) -> None:
+        self.info: RunInfo | None = None
+        self.records: list[Record] = []
+        self.rows: list[Row] = []
+        self.summary: dict[str, Any] | None = None
+        self.stop_after = stop_after
+
+    def on_start(self, info: RunInfo) -> None:
+        self.info = info
+
+    def on_record(self, record: Record) -> bool:
+        self.records.append(record)
+        return self.stop_after is None or len(self.records) < self.stop_after
+
+    def add_rows(self, rows: list[Row]) -> None:
+        self.rows.extend(rows)
+
+    def on_end(self, summary: dict[str, Any]) -> None:
+        self.summary = summary
+
+
+class TeeReporter:
+    """Several reporters as one (the CLI's progress bar and the store): each takes every record; the run stops when
+    any of them asks."""
+
+    def __init__(self, *reporters: Any) -> None:
+        self.reporters = [r for r in reporters if r is not None]
+
+    def on_start(self, info: RunInfo) -> None:
+        for r in self.reporters:
+            r.on_start(info)
+
+    def on_record(self, record: Record) -> bool:
+        return all([r.on_record(record) for r in self.reporters])  # a list: every reporter sees the record
+
+    def add_rows(self, rows: list[Row]) -> None:
+        for r in self.reporters:
+            if hasattr(r, "add_rows"):
+                r.add_rows(rows)
+
+    def on_end(self, summary: dict[str, Any]) -> None:
+        for r in self.reporters:
+            r.on_end(summary)

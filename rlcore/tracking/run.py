@@ -1,0 +1,270 @@
+"""The harness every training shares: the lab's own loops, a user's ``rlcore.init()`` run, the Keras callback and a
+script's hooks all keep their books through one ``TrainingRun``.
+
+A loop keeps only its algorithm (as SB3's ``DQN.train`` does on ``OffPolicyAlgorithm``); the run owns the rest:
+
+- the clock: training seconds are the wall time since ``start`` less what is not training (``off_clock``: a test,
+  an evaluation), the profiled window, and steps that compile (``step(compiles=True)``: a first call that traces);
+- steps (``with run.step(units=n):``, or ``begin_step``/``end_step`` where a callback sees a step's two ends), and
+  the speed: the timed steps over the training seconds;
+- phases (``with run.phase("act"):``): where the time of a step goes, charted as ``time/<phase>``;
+- the profile window: TensorFlow's profiler started and stopped around N steps after warm-up, each inside a step
+  marker xprof reads (``Trace("train", step_num=i, _r=1)``), those steps and seconds left out of the speed;
+- records: the mean loss of the window (``add_loss``; tensors are fetched only when a record is made), the window's
+  speed, the phases and what the loop logs (``log``, ``emit``), at most every ``report_every`` seconds; a NaN or
+  infinite loss is divergence;
+- cancel: ``step``/``log``/``emit`` answer whether to go on (``run.stopped``), as the reporter says;
+- the machine: a sampler thread beside the training (``system/...`` rows), its summary in the run's;
+- the summary, handed to the reporter at ``finish``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from rlcore.contract.reporting import (
+    PHASE_PREFIX,
+    READING_PROFILE,
+    STEPS_PER_S,
+    TRAINING,
+    LossWindow,
+    NullReporter,
+    Record,
+    Reporter,
+    RunInfo,
+)
+from rlcore.tracking import profiling, system_metrics
+
+Clock = Callable[[], float]
+
+
+class _Phase:
+    """One named phase's timer (reused: a phase is entered every step, so it costs two clock reads)."""
+
+    __slots__ = ("name", "run", "started")
+
+    def __init__(self, run: TrainingRun, name: str) -> None:
+        self.run, self.name, self.started = run, name, 0.0
+
+    def __enter__(self) -> None:
+        self.started = self.run.clock()
+
+    def __exit__(self, *exc: object) -> None:
+        if not self.run.capture.capturing:  # a profiled step is no part of the run's phases
+            self.run.phase_seconds[self.name] += self.run.clock() - self.started
+
+
+class _Step:
+    """``with run.step(units=n):`` around one step."""
+
+    __slots__ = ("compiles", "run", "units")
+
+    def __init__(self, run: TrainingRun, units: int, compiles: bool) -> None:
+        self.run, self.units, self.compiles = run, units, compiles
+
+    def __enter__(self) -> TrainingRun:
+        self.run.begin_step()
+        return self.run
+
+    def __exit__(self, kind: object, *exc: object) -> None:
+        self.run.end_step(self.units, compiles=self.compiles, report=kind is None)
+
+
+class TrainingRun:
+    """One run's bookkeeping. ``kind``/``unit``/``total``/``config`` tell the reporter what runs; ``rate_key`` names
+    the speed metric; ``profile`` steps are recorded with TensorFlow's profiler from the ``profile_after``-th step
+    on (kept in ``profile_dir``, by default the folder this process was given); ``progress`` says how far the run
+    is (by default steps of ``total``); ``every_record`` gives metrics every record carries (games played)."""
+
+    def __init__(self, reporter: Reporter | None = None, *, kind: str, unit: str = "steps", total: int = 0,
+                 config: Mapping[str, Any] | None = None, rate_key: str = STEPS_PER_S, report_every: float = 0.5,
+                 profile: int = 0, profile_after: int = 1, profile_dir: str | Path | None = None,
+                 progress: Callable[[TrainingRun], float] | None = None,
+                 every_record: Callable[[], Mapping[str, Any]] | None = None, sample_system: bool = True,
+                 clock: Clock = time.perf_counter) -> None:
+        self.reporter = reporter if reporter is not None else NullReporter()
+        self.info = RunInfo(kind, total, unit, dict(config or {}))
+        self.clock = clock
+        self.report_every = report_every
+        self.window = LossWindow(rate_key)
+        self.capture = profiling.window(profile, start=profile_after, logdir=profile_dir)
+        self.phase_seconds: dict[str, float] = {}
+        self._phases: dict[str, _Phase] = {}
+        self.steps = 0  # units of work done
+        self.compile_steps = 0  # of them, done inside steps that compiled (not timed)
+        self.compile_seconds = 0.0
+        self.off_clock_seconds = 0.0
+        self.stopped = False
+        self._progress = progress
+        self._every_record = every_record
+        self._logged: dict[str, Any] = {}
+        self._t0: float | None = None
+        self._frozen: float | None = None
+        self._last_report = 0.0
+        self._step_started = 0.0
+        has_rows = hasattr(self.reporter, "add_rows")
+        self._sampler: Any = (system_metrics.sampler(self._sampled, lambda: self.steps)
+                              if sample_system and has_rows else system_metrics.NoSampler())
+
+    # ------------------------------------------------------------ the clock
+
+    @property
+    def train_seconds(self) -> float:
+        """Wall seconds of training so far: since ``start``, less the off-clock time, the profiled window and the
+        steps that compiled (frozen by ``stop_clock``)."""
+        if self._frozen is not None:
+            return self._frozen
+        if self._t0 is None:
+            return 0.0
+        return (self.clock() - self._t0 - self.off_clock_seconds - self.capture.excluded_seconds
+                - self.compile_seconds)
+
+    @property
+    def timed_steps(self) -> int:
+        """The steps the speed counts: all but the profiled ones and those that compiled."""
+        return self.steps - self.capture.excluded_steps - self.compile_steps
+
+    @property
+    def steps_per_second(self) -> float:
+        seconds = self.train_seconds
+        return self.timed_steps / seconds if seconds > 0 else 0.0
+
+    @property
+    def progress(self) -> float:
+        if self._progress is not None:
+            return self._progress(self)
+        return min(1.0, self.steps / self.info.total) if self.info.total else 0.0
+
+    def stop_clock(self) -> float:
+        """Training is over: the profiler stops if it still records, and the training seconds stay as they are."""
+        self.capture.finish()
+        if self._frozen is None:
+            self._frozen = self.train_seconds
+        return self._frozen
+
+    @contextlib.contextmanager
+    def off_clock(self) -> Iterator[None]:
+        """Time that is not training (a test, an evaluation): left out of the training seconds."""
+        started = self.clock()
+        try:
+            yield
+        finally:
+            self.off_clock_seconds += self.clock() - started
+
+    # ------------------------------------------------------------ lifecycle
+
+    def start(self, phase: str | None = TRAINING) -> bool:
+        """Tell the reporter the run begins, start the clock and the machine's sampler, and make a first record
+        naming ``phase`` (None: no record yet); False if asked to stop."""
+        self.reporter.on_start(self.info)
+        self._sampler.__enter__()
+        self._t0 = self._last_report = self.clock()
+        return self.emit(phase=phase) if phase is not None else True
+
+    def finish(self, summary: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The run ends: the clock stops, the sampler takes its last reading, the reporter gets the summary (with
+        what the machine did). Returns that summary."""
+        self.stop_clock()
+        self._sampler.__exit__(None, None, None)
+        full = dict(summary or {})
+        system = self._sampler.summary()
+        if system:
+            full["system"] = system
+        self.reporter.on_end(full)
+        return full
+
+    # ------------------------------------------------------------ steps and phases
+
+    def begin_step(self) -> None:
+        """A step begins (the profile window may open here, and its step marker)."""
+        self.capture.begin()
+        self._step_started = self.clock()
+
+    def end_step(self, units: int = 1, *, compiles: bool = False, report: bool = True) -> bool:
+        """The step begun last ends, having done ``units`` of work; ``compiles``: it traced or compiled, so its time
+        is compile time, not training. Reports when a record is due; False when the run is asked to stop."""
+        elapsed = self.clock() - self._step_started
+        profiled = self.capture.end(units)
+        self.steps += units
+        if compiles and not profiled:
+            self.compile_seconds += elapsed
+            self.compile_steps += units
+        return self.tick() if report else not self.stopped
+
+    def step(self, units: int = 1, *, compiles: bool = False) -> _Step:
+        """``with run.step():`` around one step (``units``: the steps it holds, such as K per compiled call)."""
+        return _Step(self, units, compiles)
+
+    def advance(self, units: int = 1) -> None:
+        """Count work done elsewhere (a child process measured a cell): no step marker, no timing."""
+        self.steps += units
+
+    def phase(self, name: str) -> _Phase:
+        """``with run.phase("act"):``: the time inside adds to the phase (not while the profiler records)."""
+        timer = self._phases.get(name)
+        if timer is None:
+            timer = self._phases[name] = _Phase(self, name)
+            self.phase_seconds.setdefault(name, 0.0)
+        return timer
+
+    def declare_phases(self, *names: str) -> None:
+        """Name the phases up front, so every record carries all of them in this order (0 until they run)."""
+        for name in names:
+            self.phase(name)
+
+    # ------------------------------------------------------------ records
+
+    def add_loss(self, loss: Any) -> None:
+        """A step's loss (a tensor is fetched only when the next record is made)."""
+        self.window.add_loss(loss)
+
+    def log(self, **metrics: Any) -> bool:
+        """Metrics of the current step, by name (``loss`` is the run's loss; others keep their names). They leave
+        with the next record; False when the run is asked to stop."""
+        if "loss" in metrics:
+            self.add_loss(metrics.pop("loss"))
+        self._logged.update(metrics)
+        return self.tick()
+
+    @property
+    def record_due(self) -> bool:
+        """Whether ``report_every`` seconds passed since the last record (never while the profiler records: its
+        steps are no part of the speed)."""
+        return (not self.capture.capturing and self._t0 is not None
+                and self.clock() - self._last_report >= self.report_every)
+
+    def tick(self) -> bool:
+        """Make a record if one is due; False when the run is asked to stop."""
+        return self.emit() if self.record_due else not self.stopped
+
+    def emit(self, metrics: Mapping[str, Any] | None = None, *, phase: str = "", step: int | None = None) -> bool:
+        """A record now: the window's loss and speed, what was logged, ``metrics``, the phases; False when the
+        reporter asks the run to stop."""
+        seconds = self.train_seconds
+        values = dict(self._every_record()) if self._every_record else {}
+        values.update(self.window.close(self.timed_steps, seconds))
+        values.update(self._logged)
+        self._logged = {}
+        if metrics:
+            values.update(metrics)
+        values.update({PHASE_PREFIX + name: s for name, s in self.phase_seconds.items()})
+        record = Record(self.steps if step is None else step, seconds, values, self.progress, phase)
+        if not self.reporter.on_record(record):
+            self.stopped = True
+        self._last_report = self.clock()
+        return not self.stopped
+
+    def read_profile(self, **context: Any) -> dict[str, Any] | None:
+        """What the profile window recorded, read (None when no profile was asked for); the run shows it is reading
+        meanwhile."""
+        if not self.capture.active and not self.capture.error:
+            return None
+        self.emit(phase=READING_PROFILE)
+        return self.capture.profile(**context)
+
+    def _sampled(self, rows: list[tuple[int, float, str, float]]) -> None:
+        self.reporter.add_rows(rows)  # type: ignore[attr-defined]

@@ -1,0 +1,197 @@
+"""The book's final chapter-3 DQN (replay memory + target network) in its four book-loop styles.
+
+One train-step body serves every style; only how it is called changes (see ``config.Style``):
+``naive`` keeps the seed's slow habits on purpose (``model.predict`` per move, eager step, a
+Python-list gather of Q(s, a)), ``eager`` fixes the gather, ``graph`` and ``xla`` compile the act
+and train steps once. Environment logic stays in numpy so the styles differ only in TensorFlow use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from rlcore.contract.reporting import Reporter
+from rlcore.tracking.machine import check_device, compile_fn
+from rlcore.workloads.dqn import gridworld as gw
+from rlcore.workloads.dqn.book import N_ACTIONS, STATE_SIZE, TrainResult, train_book_loop
+from rlcore.workloads.dqn.config import TF_BOOK_STYLES, TF_RUN, DQNConfig, Style
+from rlcore.workloads.dqn.qnet import STATES, build_q_network, copy_weights
+
+# ---------------------------------------------------------------- replay memory
+
+
+class Batch(NamedTuple):
+    s1: np.ndarray  # (B, 64) float32
+    a: np.ndarray  # (B,) int32
+    r: np.ndarray  # (B,) float32
+    s2: np.ndarray  # (B, 64) float32
+    done: np.ndarray  # (B,) float32, 1.0 only when the goal was reached
+
+
+class ReplayMemory:
+    """FIFO replay memory in preallocated arrays (the book's deque(maxlen), without tuples)."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.s1 = np.zeros((capacity, STATE_SIZE), np.float32)
+        self.a = np.zeros(capacity, np.int32)
+        self.r = np.zeros(capacity, np.float32)
+        self.s2 = np.zeros((capacity, STATE_SIZE), np.float32)
+        self.done = np.zeros(capacity, np.float32)
+        self.size = 0
+        self._next = 0
+
+    def __len__(self) -> int:
+        return self.size
+
+    def add(self, s1: np.ndarray, a: int, r: float, s2: np.ndarray, done: bool) -> None:
+        i = self._next
+        self.s1[i], self.a[i], self.r[i], self.s2[i], self.done[i] = s1, a, r, s2, done
+        self._next = (i + 1) % self.capacity
+        self.size = min(self.size + 1, self.capacity)
+
+    def sample(self, rng: np.random.Generator, batch_size: int) -> Batch:
+        """A uniform sample without replacement, like the book's random.sample."""
+        idx = rng.choice(self.size, batch_size, replace=False)
+        return Batch(self.s1[idx], self.a[idx], self.r[idx], self.s2[idx], self.done[idx])
+
+
+# ---------------------------------------------------------------- the agent in each style
+
+
+def gather_python_list(q: tf.Tensor, a: np.ndarray) -> tf.Tensor:
+    """The seed's gather: one eager slice per row, stacked (slow on purpose)."""
+    return tf.stack([q[i][a[i]] for i in range(len(a))])
+
+
+def gather_batched(q: tf.Tensor, a: tf.Tensor) -> tf.Tensor:
+    """Q(s, a) for every row at once: (B, 4), (B,) -> (B,)."""
+    return tf.gather(q, a, batch_dims=1)
+
+
+def make_train_step(online: keras.Model, target: keras.Model, optimizer: keras.optimizers.Optimizer,
+                    gamma: float, gather: Callable) -> Callable:
+    """The one TD step every style runs: Y = r + gamma (1 - done) max_a Q_target(s2), MSE on Q(s1, a)."""
+
+    def train_step(s1, a, r, s2, done):
+        q2 = target(s2, training=False)  # (B, 4)
+        y = r + gamma * (1.0 - done) * tf.reduce_max(q2, axis=1)  # (B,)
+        with tf.GradientTape() as tape:
+            x = gather(online(s1, training=True), a)  # (B,)
+            loss = tf.reduce_mean(tf.square(x - tf.stop_gradient(y)))
+        grads = tape.gradient(loss, online.trainable_variables)
+        optimizer.apply_gradients(zip(grads, online.trainable_variables, strict=True))
+        return loss
+
+    return train_step
+
+
+_BATCH_SIGNATURE = [STATES, tf.TensorSpec((None,), tf.int32), tf.TensorSpec((None,), tf.float32), STATES,
+                    tf.TensorSpec((None,), tf.float32)]
+
+
+class Agent:
+    """Online and target networks, optimizer, and the act/train/sync calls of one style."""
+
+    def __init__(self, cfg: DQNConfig, exec_mode: Style | str | None = None) -> None:
+        self.mode = Style(exec_mode or cfg.exec_mode)
+        self.online = build_q_network(cfg.hidden1, cfg.hidden2, cfg.seed)
+        self.target = build_q_network(cfg.hidden1, cfg.hidden2, cfg.seed)
+        copy_weights(self.online, self.target)
+        self.optimizer = keras.optimizers.Adam(cfg.learning_rate)
+        self.optimizer.build(self.online.trainable_variables)  # slots exist before any trace
+
+        gather = gather_python_list if self.mode is Style.NAIVE else gather_batched
+        body = make_train_step(self.online, self.target, self.optimizer, cfg.gamma, gather)
+        self.train_fn = compile_fn(body, TF_RUN[self.mode], input_signature=_BATCH_SIGNATURE)
+        self.greedy_fn = compile_fn(self._greedy_body, TF_RUN[self.mode], input_signature=[STATES])
+        self._train, self._greedy = self.train_fn, self.greedy_fn
+        if self.mode in (Style.GRAPH, Style.XLA):
+            # Calling the traced graph directly skips tf.function's per-call argument binding,
+            # which costs more than the train step itself on a small CPU (see the README).
+            self._train = self.train_fn.get_concrete_function()
+            self._greedy = self.greedy_fn.get_concrete_function()
+        # The win-rate test is not what is being compared, so it always runs compiled.
+        self.q_values_fn = tf.function(lambda s: self.online(s, training=False), input_signature=[STATES])
+
+    def _greedy_body(self, states):
+        return tf.argmax(self.online(states, training=False), axis=1, output_type=tf.int32)
+
+    def act(self, state: np.ndarray) -> int:
+        """Greedy action for one (64,) state; ties go to the lowest index, like numpy's argmax."""
+        if self.mode is Style.NAIVE:
+            return int(np.argmax(self.online.predict(state[None], verbose=0)[0]))
+        return int(self._greedy(tf.constant(state[None])).numpy()[0])
+
+    def greedy_actions(self, states: np.ndarray) -> np.ndarray:
+        """Greedy actions for a (B, 64) batch of states, called the way this style calls its network."""
+        if self.mode is Style.NAIVE:
+            return np.argmax(self.online.predict(states, verbose=0), axis=1)
+        return self._greedy(tf.constant(states)).numpy()
+
+    def train(self, batch: Batch) -> tf.Tensor:
+        """One gradient step on a batch; returns the loss tensor (fetched only when reported)."""
+        if self.mode is Style.NAIVE:
+            return self._train(*batch)  # the seed passes numpy arrays straight in
+        return self._train(*(tf.constant(x) for x in batch))
+
+    def sync(self) -> None:
+        copy_weights(self.online, self.target)
+
+    def q_values(self, states: np.ndarray) -> np.ndarray:
+        return self.q_values_fn(states).numpy()
+
+
+# ---------------------------------------------------------------- the book's loop in TensorFlow
+
+
+class TFLearner:
+    """The book's loop as each TensorFlow style plays it: numpy states and replay memory, the agent's calls."""
+
+    def __init__(self, cfg: DQNConfig, agent: Agent) -> None:
+        _, explore_seed, sample_seed = np.random.SeedSequence(cfg.seed).spawn(3)
+        self.cfg, self.agent = cfg, agent
+        self.explore_rng = np.random.default_rng(explore_seed)
+        self.sample_rng = np.random.default_rng(sample_seed)
+        self.memory = ReplayMemory(cfg.memory_size)
+        self.q_values = agent.q_values
+
+    def state(self, env: gw.Gridworld) -> np.ndarray:
+        return env.state(self.cfg.train_noise)
+
+    def act(self, state: np.ndarray) -> int:
+        if self.explore_rng.random() < self.cfg.epsilon:
+            return int(self.explore_rng.integers(0, N_ACTIONS))
+        return self.agent.act(state)
+
+    def remember(self, s1: np.ndarray, action: int, reward: float, s2: np.ndarray) -> None:
+        self.memory.add(s1, action, reward, s2, reward > 0)  # done only on reaching the goal
+
+    def ready(self) -> bool:
+        return len(self.memory) > self.cfg.warmup
+
+    def sample(self) -> Batch:
+        return self.memory.sample(self.sample_rng, self.cfg.batch_size)
+
+    def learn(self, batch: Batch) -> tf.Tensor:
+        return self.agent.train(batch)
+
+    def sync(self) -> None:
+        self.agent.sync()
+
+
+def train(cfg: DQNConfig, reporter: Reporter | None = None, *, report_interval: float = 0.5) -> TrainResult:
+    """Run the book's training loop in ``cfg.exec_mode`` and return the result with the agent.
+
+    Wall time excludes the win-rate tests; phase times cover env, act, replay, train and sync.
+    """
+    if cfg.exec_mode not in TF_BOOK_STYLES:
+        raise ValueError(f"the book's loop in TensorFlow runs {', '.join(TF_BOOK_STYLES)}, not {cfg.exec_mode!r}.")
+    with tf.device(check_device(cfg.device)):
+        agent = Agent(cfg)
+    return train_book_loop(cfg, TFLearner(cfg, agent), reporter, report_every=report_interval)

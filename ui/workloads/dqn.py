@@ -1,0 +1,106 @@
+"""The Gridworld DQN's own views: the trained agent's replayed games, the seed question's reproduction on Home, and
+the seed question's headline when a comparison holds the PyTorch original."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from rlcore.contract import frameworks
+from rlcore.contract.workloads import Headline
+from rlcore.runs import executor, service
+from rlcore.runs.store import Run, Store, StoreError
+from rlcore.workloads.dqn.config import Style
+from rlcore.workloads.dqn.gridworld import Board, render
+from rlcore.workloads.dqn.metrics import GAMES
+from ui import access, charts, extras, fmt
+
+KIND = "dqn"
+STYLE = "exec_mode"
+# The seed's question in small: the same short DQN in the slow port's style and compiled.
+SEED_QUESTION = {"epochs": 15, "eval_every": 0, "test_games": 200}
+SEED_QUESTION_LABELS = {Style.NAIVE: "your port (naive)", Style.PYTORCH: "the PyTorch original", Style.GRAPH: "graph"}
+
+
+def seed_question_styles() -> tuple[str, ...]:
+    """The seed's port, the PyTorch original it was ported from (with the frameworks extra), and the fix."""
+    return (Style.NAIVE, Style.PYTORCH, Style.GRAPH) if frameworks.version("torch") else (Style.NAIVE, Style.GRAPH)
+
+
+def dqn_replays(store: Store, run: Run, metrics: pd.DataFrame) -> None:
+    try:
+        _replays(store, run)
+    except (KeyError, TypeError, ValueError, IndexError):  # a damaged file: one sentence, the view stands
+        st.caption("The replayed games cannot be read (their file is damaged); the rest of this view stands.")
+
+
+def _replays(store: Store, run: Run) -> None:
+    path = store.run_dir(run.id) / "replays.json"
+    try:
+        games = json.loads(path.read_text()) if path.exists() else []
+    except (OSError, ValueError):
+        games = []  # an unreadable file: the rest of the view stands
+    if not games:
+        return
+    st.subheader("Watch the agent play")
+    game = games[st.selectbox("game", range(len(games)), format_func=lambda i: f"seed {i}", key=f"game_{run.id}")]
+    outcome = "won" if game["won"] else "lost"
+    captions = ["start"] + [f"move {i + 1}: {name}, reward {reward:+g}" for i, (name, reward)
+                            in enumerate(zip(game["action_names"], game["rewards"], strict=True))]
+    captions[-1] += f" — {outcome}"
+    left, right = st.columns([1, 1])
+    left.plotly_chart(charts.board_chart(game["boards"], captions), key=f"board_{run.id}", width="content")
+    right.caption(f"The trained agent {outcome} this seeded game in {len(game['actions'])} moves. Press Play, or drag "
+                  "the slider to step through it. P player, + goal, − pit, W wall.")
+    right.code("\n".join(render(Board(**{k: tuple(v) for k, v in game["boards"][0].items()}))), language=None)
+    right.caption("The start as the book prints it.")
+
+
+def reproduce_section(store: Store) -> None:
+    """Home's one click: the seed's question reproduced (the port, the original, the fix) and compared."""
+    styles = seed_question_styles()
+    if not access.is_operator():
+        return
+    original = ("the PyTorch original it was ported from (`pytorch`), " if Style.PYTORCH in styles else "")
+    st.markdown(f"**Reproduce the seed's question**: queues the same 15-game DQN in the slow port's `naive` style, "
+                f"{original}and compiled (`graph`), then opens their comparison: games played against training "
+                "seconds. It takes about 80 seconds on 2 cores, nearly all of it the naive run.")
+    if Style.PYTORCH not in styles:
+        st.caption(f"With the frameworks extra the PyTorch original runs beside them: `{frameworks.INSTALL}`.")
+    if st.button("Reproduce the seed's question", type="primary", key="reproduce") \
+            and access.require_operator("launch runs"):
+        try:
+            ids = [service.create_run(store, KIND, SEED_QUESTION | {STYLE: str(style)},
+                                      label=f"seed question: {style}", executor=executor.current())
+                   for style in styles]
+        except StoreError as e:
+            st.error(fmt.md(str(e), 400))
+            st.stop()
+        executor.submit(store, ids)
+        st.switch_page("pages/runs.py", query_params={"runs": ",".join(map(str, ids)),
+                                                      "metric": fmt.metric_title(GAMES),
+                                                      "x": charts.X_AXES["wall"], "smoothing": "0"})
+
+
+def against_the_original(runs: list[Run], rated: list[tuple[float, Run]], rate: Headline) -> str | None:
+    """The seed's question as one line, when the runs differ only in style and one of them is the PyTorch original:
+    "your port (naive): 17 env steps/s; the PyTorch original: 905; graph: 1,370 — graph ran 1.5x the original"."""
+    original = [(v, r) for v, r in rated if r.config.get(STYLE) == Style.PYTORCH]
+    rest = [{k: v for k, v in r.config.items() if k not in (STYLE, "profile")} for _, r in rated]
+    if len(original) != 1 or len(rated) < 2 or any(c != rest[0] for c in rest):
+        return None
+    base, _ = original[0]
+    order = list(SEED_QUESTION_LABELS)
+    rated = sorted(rated, key=lambda p: order.index(p[1].config[STYLE]) if p[1].config[STYLE] in order
+                   else len(order))
+    parts = [f"{SEED_QUESTION_LABELS.get(r.config[STYLE], r.label)}: {fmt.number(v)}" for v, r in rated]
+    parts[0] += f" {rate.label}"
+    fastest, fast_run = max((p for p in rated if p[1].config[STYLE] != Style.PYTORCH), key=lambda p: p[0])
+    ratio = fastest / base
+    shown = f"{ratio:,.1f}x" if ratio >= 0.1 else f"{ratio:.2g}x"
+    return f"{'; '.join(parts)} — {fast_run.config[STYLE]} ran {shown} the original."
+
+
+extras.register(KIND, extras.Extras(finished=dqn_replays, home=reproduce_section, compare=against_the_original))
