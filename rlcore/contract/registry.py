@@ -38,6 +38,11 @@ class Registry(Generic[T]):
         self._error: ConfigError | None = None
         self.skipped: dict[str, str] = {}  # entry points that could not be loaded, with why
 
+    def refresh(self) -> None:
+        """Look again at the next question (a plug-in installed or an environment variable set since)."""
+        with self._loading:
+            self._loaded, self._error = False, None
+
     def register(self, name: str, part: T) -> T:
         self._parts[name] = part
         return part

@@ -61,17 +61,17 @@ class _Phase:
 class _Step:
     """``with run.step(units=n):`` around one step."""
 
-    __slots__ = ("compiles", "run", "units")
+    __slots__ = ("compiles", "report", "run", "units")
 
-    def __init__(self, run: TrainingRun, units: int, compiles: bool) -> None:
-        self.run, self.units, self.compiles = run, units, compiles
+    def __init__(self, run: TrainingRun, units: int, compiles: bool, report: bool) -> None:
+        self.run, self.units, self.compiles, self.report = run, units, compiles, report
 
     def __enter__(self) -> TrainingRun:
         self.run.begin_step()
         return self.run
 
     def __exit__(self, kind: object, *exc: object) -> None:
-        self.run.end_step(self.units, compiles=self.compiles, report=kind is None)
+        self.run.end_step(self.units, compiles=self.compiles, report=self.report and kind is None)
 
 
 class TrainingRun:
@@ -195,9 +195,10 @@ class TrainingRun:
             self.compile_steps += units
         return self.tick() if report else not self.stopped
 
-    def step(self, units: int = 1, *, compiles: bool = False) -> _Step:
-        """``with run.step():`` around one step (``units``: the steps it holds, such as K per compiled call)."""
-        return _Step(self, units, compiles)
+    def step(self, units: int = 1, *, compiles: bool = False, report: bool = True) -> _Step:
+        """``with run.step():`` around one step (``units``: the steps it holds, such as K per compiled call);
+        ``report=False``: the loop makes its records itself (``tick``) where they fit its algorithm."""
+        return _Step(self, units, compiles, report)
 
     def advance(self, units: int = 1) -> None:
         """Count work done elsewhere (a child process measured a cell): no step marker, no timing."""

@@ -11,7 +11,7 @@ from rlcore import search
 from rlcore.cli.main import main as cli_main
 from rlcore.contract import frameworks, reporting
 from rlcore.contract.params import ConfigError
-from rlcore.runs import sweeps
+from rlcore.runs import service, sweeps
 from rlcore.runs.store import Store
 from rlcore.workloads.bench import harness as bench
 from rlcore.workloads.bench.config import BenchConfig
@@ -73,5 +73,5 @@ def test_without_the_extra_the_style_is_one_sentence_everywhere(monkeypatch, tmp
     assert err == ["error: The pytorch style needs PyTorch, which is not installed: .venv/bin/pip install -r "
                    "requirements-frameworks.txt (the frameworks extra)."]
     with pytest.raises(ConfigError, match="needs PyTorch, which is not installed"):
-        Store(tmp_path).create_run("dqn", {"exec_mode": "pytorch"})
+        service.create_run(Store(tmp_path), "dqn", {"exec_mode": "pytorch"})
     assert Store(tmp_path).list_runs() == []

@@ -1,52 +1,24 @@
-"""The seam: a workload registered in a few lines here runs through the store, a real worker process, the CLI,
-the run view and the runs table and comparison, with no edit to any of those modules."""
+"""The seam: a workload that is one package of its own (tests/plugins/toy_workload), found through the Python entry
+point its distribution declares, runs through the store, a real worker process, the CLI, the run view and the runs
+table and comparison; no file of the lab names it."""
 
 import json
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
-from rlcore.contract import reporting, workloads
-from rlcore.contract.params import param
 from rlcore.runs import service
 from rlcore.runs.local import launch
 from rlcore.runs.store import Store
 
-HERE = "tests.rlcore.test_workload_seam"  # the worker process imports this module to know the toy
-
-
-@dataclass(frozen=True)
-class ToyConfig:
-    steps: int = param(4, "Records to report.", lo=1, hi=100)
-    rate: float = param(0.5, "How fast the loss falls.", lo=0.0, hi=0.99)
-
-
-def train_toy(cfg: ToyConfig, reporter: reporting.Reporter) -> workloads.Outcome:
-    reporter.on_start(reporting.RunInfo("toy", cfg.steps, "steps"))
-    for i in range(1, cfg.steps + 1):
-        reporter.on_record(reporting.Record(i, i / 100, {reporting.LOSS: (1 - cfg.rate) ** i,
-                                                         "toy/score": i / cfg.steps},
-                                         i / cfg.steps))
-    summary = {"score": 1 - (1 - cfg.rate) ** cfg.steps, "steps": cfg.steps, "train_seconds": cfg.steps / 100}
-    reporter.on_end(summary)
-    return workloads.Outcome(summary, {"toy.txt": b"made by the toy"})
-
-
-workloads.register(workloads.Workload(
-    kind="toy", title="Toy", description="A workload of a few lines.", config=ToyConfig, train=train_toy,
-    judge=lambda cfg, s: workloads.Verdict("ok", "converged", f"Converged: score {s['score']:.2f}."),
-    headlines=(workloads.Headline("score", "score", "%"),),
-    charts=(workloads.Chart(reporting.LOSS, "toy loss", log_y=True), workloads.Chart("toy/score", "toy score"))))
-
-ENV = os.environ | {workloads.PLUGIN_ENV: HERE, "TF_CPP_MIN_LOG_LEVEL": "2"}
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def toy_store(tmp_path, monkeypatch):
-    monkeypatch.setenv(workloads.PLUGIN_ENV, HERE)  # inherited by the worker processes launched below
+def toy_store(tmp_path, monkeypatch, toy_workload):
     monkeypatch.setenv("RLCORE_HOME", str(tmp_path))
     from pagetest import fixed_device_card
 
@@ -77,7 +49,7 @@ def test_a_toy_workload_runs_through_store_worker_cli_and_pages(toy_store):
 
     def rlcore(*args):
         return subprocess.run([sys.executable, "-m", "rlcore", *args], capture_output=True, text=True, timeout=60,
-                              env=ENV | {"RLCORE_HOME": str(toy_store.home)})
+                              env=os.environ | {"RLCORE_HOME": str(toy_store.home), "TF_CPP_MIN_LOG_LEVEL": "2"})
 
     shown = json.loads(rlcore("runs", "show", str(first), "--json").stdout)
     assert shown["status"] == "done" and shown["verdict"]["text"] == "Converged: score 0.97."
@@ -95,7 +67,17 @@ def test_a_toy_workload_runs_through_store_worker_cli_and_pages(toy_store):
     assert [m.value for m in view.metric] == ["96.9%"] and view.success[0].value.startswith("Converged")
     table = open_page("runs", {"runs": f"{first},{second}"})
     assert not table.exception
-    assert list(table.dataframe[0].value["score"]) == pytest.approx([48.8, 96.875])  # in percent, newest first
+    # In percent, newest first: the CLI's run is stored too.
+    assert list(table.dataframe[0].value["score"]) == pytest.approx([75.0, 48.8, 96.875])
     spec = drawn_charts(table)["loss"]
     assert [t["name"] for t in spec["data"] if t.get("showlegend") is not False] == [f"{first}: steps=5",
                                                                                       f"{second}: slow"]
+
+
+def test_the_toy_is_one_package_that_no_file_of_the_lab_names(toy_workload):
+    """A new workload touches no file of the lab: neither the registry, the store, the executors, the CLI nor the
+    dashboard name it (the toy's package is all there is of it)."""
+    lab = [*ROOT.glob("rlcore/**/*.py"), *ROOT.glob("ui/**/*.py"), *ROOT.glob("pages/*.py"), ROOT / "app.py",
+           ROOT / "pyproject.toml"]
+    assert lab and not [str(p.relative_to(ROOT)) for p in lab if "toy" in p.read_text().lower()]
+    assert toy_workload.kind == "toy" and toy_workload.train.__module__ == "toy_workload"

@@ -196,7 +196,7 @@ def train_book_loop(cfg: DQNConfig, learner: BookLearner, reporter: Reporter | N
             env.reset()
             s1 = learner.state(env)
         for _ in range(cfg.max_moves):
-            with run.step():
+            with run.step(report=False):  # reports between moves of a game that goes on, as the book's loop prints
                 with run.phase("act"):
                     action = learner.act(s1)
                 with run.phase("env"):
@@ -214,7 +214,7 @@ def train_book_loop(cfg: DQNConfig, learner: BookLearner, reporter: Reporter | N
                     if (run.steps + 1) % cfg.sync_every == 0:  # this move's number: the run counts it at its end
                         with run.phase("sync"):
                             learner.sync()
-            if reward != gw.REWARD_STEP or run.stopped:
+            if reward != gw.REWARD_STEP or not run.tick():
                 break
         if not run.stopped:
             games += 1

@@ -223,12 +223,15 @@ def train(cfg: DQNConfig, reporter: Reporter | None = None) -> TurboResult:
         chunk = tf.constant(cfg.turbo.chunk)
         moves = cfg.turbo.chunk * cfg.turbo.games  # env steps one call collects
         while (run.train_seconds < budget or run.capture.pending) and not run.stopped:  # a profile asked for is taken
-            with run.step(units=moves):
+            with run.step(units=moves, report=False):
                 loss = float(agent.chunk(chunk))  # fetching the loss waits for the chunk to finish
             run.add_loss(loss)
             losses.append(loss)
+            if run.train_seconds < budget:
+                run.tick()
 
         train_seconds = run.stop_clock()
+        run.emit()  # the last chunks' record, at the end of training
         run.emit(phase=TESTING)
         with run.off_clock():
             win_rate = book_test(agent.q_values, cfg)

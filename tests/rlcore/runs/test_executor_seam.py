@@ -9,9 +9,8 @@ from runwait import wait_final
 from rlcore import search
 from rlcore.contract import workloads
 from rlcore.runs import executor, service, sweeps
-from rlcore.runs.local import execute
 from rlcore.runs.store import Store
-from tests.rlcore import test_workload_seam  # registers the toy workload
+from rlcore.runs.worker import execute
 
 
 def _in_threads(store: Store, runs: list) -> None:
@@ -26,7 +25,7 @@ def _in_threads(store: Store, runs: list) -> None:
 executor.register(executor.Executor("threads", "a thread of this process per batch of runs", submit=_in_threads))
 
 
-def test_a_run_and_a_sweep_run_through_an_executor_registered_in_a_few_lines(tmp_path, monkeypatch):
+def test_a_run_and_a_sweep_run_through_an_executor_registered_in_a_few_lines(tmp_path, monkeypatch, toy_workload):
     monkeypatch.setenv(executor.ENV, "threads")
     store = Store(tmp_path)
     run_id = service.create_run(store, "toy", {"steps": 3}, executor=executor.current())
@@ -40,7 +39,6 @@ def test_a_run_and_a_sweep_run_through_an_executor_registered_in_a_few_lines(tmp
     from pagetest import open_page
 
     monkeypatch.setenv("RLCORE_HOME", str(tmp_path))
-    monkeypatch.setenv(workloads.PLUGIN_ENV, test_workload_seam.HERE)
     compared = open_page("runs", {"runs": ",".join(map(str, (run_id, *members)))})
     swept = open_page("sweeps", {"sweep": str(sweep_id)})
     assert not compared.exception and not swept.exception
