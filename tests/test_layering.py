@@ -30,9 +30,11 @@ def test_rlcore_and_the_pure_ui_modules_never_import_streamlit():
 
 def test_what_the_dashboard_process_imports_never_imports_tensorflow():
     """The dashboard validates, stores and judges runs in its own process, which must stay free of TensorFlow."""
-    code = ("import sys, rlcore.config, rlcore.gridworld, rlcore.report, rlcore.execution, rlcore.workloads, "
-            "rlcore.cli.main, rlcore.cli.parser, rlcore.bench, rlcore.runs.store, rlcore.runs.worker, ui.views, "
-            "ui.charts, ui.fmt; "
+    code = ("import sys, rlcore.contract.workloads, rlcore.contract.params, rlcore.contract.reporting, "
+            "rlcore.tracking.machine, rlcore.tracking.run, rlcore.workloads.dqn.gridworld, "
+            "rlcore.workloads.bench.harness, rlcore.cli.main, rlcore.cli.parser, rlcore.runs.store, "
+            "rlcore.runs.service, rlcore.runs.local, rlcore.runs.worker, ui.views, ui.charts, ui.fmt; "
+            "rlcore.contract.workloads.all_workloads(); "
             "rlcore.cli.parser.build_parser(); print('tensorflow' in sys.modules, 'keras' in sys.modules, "
             "any(m in sys.modules for m in ('torch', 'jax', 'xprof')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
@@ -85,7 +87,9 @@ def test_no_import_circle_inside_rlcore():
     """Module-level and function-level imports alike: a circle hides which module owns what."""
     modules = {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): p
                for p in (ROOT / "rlcore").rglob("*.py")}
-    graph = {m: {n for n in _imports(p) for n in (n, n.rsplit(".", 1)[0]) if n in modules and n != m}
+    # A module's own packages are not its dependencies in a circle: Python imports a package before its modules.
+    graph = {m: {n for n in _imports(p) for n in (n, n.rsplit(".", 1)[0])
+                 if n in modules and n != m and not m.startswith(n + ".")}
              for m, p in modules.items()}
 
     def reaches(start: str, goal: str, seen: set[str]) -> bool:
@@ -93,3 +97,95 @@ def test_no_import_circle_inside_rlcore():
 
     circles = sorted(f"{a} <-> {b}" for a in graph for b in graph[a] if a < b and reaches(b, a, set()))
     assert circles == []
+
+
+# The floors of the house, lowest first: a module may import its own floor and those below, never one above.
+FLOORS = (
+    ("contract", ("rlcore.contract",)),
+    ("tracking", ("rlcore.tracking",)),
+    ("workloads", ("rlcore.workloads",)),
+    ("runs", ("rlcore.runs", "rlcore.search", "rlcore.export", "rlcore.passphrase")),
+    ("cli", ("rlcore.cli", "rlcore.__main__")),
+    ("ui", ("ui",)),
+    ("pages", ("pages", "app")),
+)
+
+
+def _floor(module: str) -> int | None:
+    for i, (_, prefixes) in enumerate(FLOORS):
+        if any(module == p or module.startswith(p + ".") for p in prefixes):
+            return i
+    return None
+
+
+def _lab_modules() -> dict[str, Path]:
+    files = [*(ROOT / "rlcore").rglob("*.py"), *(ROOT / "ui").rglob("*.py"), *(ROOT / "pages").glob("*.py"),
+             ROOT / "app.py"]
+    return {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): p for p in files}
+
+
+def test_no_import_runs_upward_and_the_contract_stands_under_the_workloads():
+    """Every import, at module or function level, goes to the importer's floor or below: the contract under the
+    harness, the harness under the workloads, the workloads under the store and executors, then the CLI, the
+    dashboard's modules and its pages. The per-workload views (ui/workloads/) are the dashboard's floor."""
+    modules = _lab_modules()
+    upward = []
+    for name, path in modules.items():
+        mine = _floor(name)
+        for target in _imports(path):
+            theirs = _floor(target)
+            if theirs is not None and mine is not None and theirs > mine and target.split(".")[0] in ("rlcore", "ui"):
+                upward.append(f"{name} -> {target}")
+    assert upward == []
+    contract = {t for n, p in modules.items() if _floor(n) == 0 for t in _imports(p) if t.startswith("rlcore.")}
+    assert all(t.startswith("rlcore.contract") for t in contract), contract
+
+
+def test_no_generic_module_imports_a_workload_package():
+    """The store, the executors, the CLI, the search, the dashboard's generic files and the pages find workloads
+    through the registry; only a workload's own views (ui/workloads/<kind>.py) know its package."""
+    offenders = [f"{name} -> {t}" for name, path in _lab_modules().items()
+                 if not name.startswith(("rlcore.workloads", "ui.workloads")) for t in _imports(path)
+                 if t.startswith("rlcore.workloads.")]
+    assert offenders == []
+
+
+def _generic_files() -> list[Path]:
+    """The modules that must not know any workload: all of the lab but the workloads' packages and their views."""
+    return [p for name, p in _lab_modules().items() if not name.startswith(("rlcore.workloads", "ui.workloads"))]
+
+
+def _names_to_keep_out() -> set[str]:
+    """What generic code must not spell: each workload's kind, its styles and its metric keys (as its charts and
+    titles declare them), and each bench suite's name."""
+    from rlcore.contract import workloads
+    from rlcore.contract.reporting import LOSS, PHASE_PREFIX, STEPS_PER_S
+
+    shared = {LOSS, PHASE_PREFIX, STEPS_PER_S, ""}  # the lab's own keys, which every workload may use
+    names: set[str] = set()
+    for w in workloads.all_workloads():
+        names.add(w.kind)
+        style = w.field(w.style_field) if w.style_field else None
+        names.update(style.metadata["choices"] if style is not None else ())
+        names.update({c.metric for c in w.charts} | set(w.metric_titles))
+        names.update(w.presets if w.field(w.preset_param) is not None else ())
+    return names - shared - {"eager", "graph", "xla"}  # TensorFlow's own words for how a step runs
+
+
+def test_no_generic_module_names_a_workload_a_style_or_a_workload_s_metric():
+    """Capabilities, not names: a string in a generic module is never a workload's kind, one of its styles (but
+    TensorFlow's own eager/graph/xla), a bench suite, or one of its metric keys; a generic module that needs one of
+    those reads the declaration instead (a chart's kind, the style field, the framework a config trains with)."""
+    import io
+    import tokenize
+
+    banned = _names_to_keep_out()
+    assert {"dqn", "hjb", "bench", "naive", "turbo", "pytorch", "eval/win_rate", "hjb/max_rel_err_c"} <= banned
+    found = []
+    for path in _generic_files():
+        for token in tokenize.generate_tokens(io.StringIO(path.read_text()).readline):
+            if token.type == tokenize.STRING and not token.string.startswith(('"""', "'''", 'f"', "f'")):
+                value = ast.literal_eval(token.string)
+                if isinstance(value, str) and value in banned:
+                    found.append(f"{path.relative_to(ROOT)}:{token.start[0]}: {value!r}")
+    assert found == []

@@ -14,8 +14,8 @@ from runwait import wait_final, wait_training
 
 from rlcore.runs import service
 from rlcore.runs import store as store_module
-from rlcore.runs.local import LAUNCH_FAILED, launch
-from rlcore.runs.store import NEVER_STARTED, Store, StoreError
+from rlcore.runs.local import LAUNCH_FAILED, NEVER_STARTED, launch
+from rlcore.runs.store import Store, StoreError
 
 TINY_DQN = {"epochs": 4, "memory_size": 100, "batch_size": 16, "test_games": 20, "hidden1": 16, "hidden2": 8}
 ENV = os.environ | {"TF_CPP_MIN_LOG_LEVEL": "2"}

@@ -11,8 +11,8 @@ import psutil
 from runwait import wait_final, wait_for, wait_training
 
 from rlcore.runs import service
-from rlcore.runs.local import drain, launch
-from rlcore.runs.store import HOST, Store, pid_alive
+from rlcore.runs.local import drain, launch, pid_alive, runner_alive
+from rlcore.runs.store import HOST, Store
 
 TINY_DQN = {"epochs": 3, "memory_size": 100, "batch_size": 16, "test_games": 20, "hidden1": 16, "hidden2": 8}
 
@@ -24,7 +24,7 @@ def test_a_process_that_reused_a_runner_s_pid_is_never_taken_for_the_runner(tmp_
         with store._connect() as db:  # the record a runner left, now naming a process started at another time
             record = f"{HOST} {stranger.pid} 1 {time.time():.0f}"
             db.execute("INSERT OR REPLACE INTO meta VALUES ('runner', ?)", (record,))
-        assert not store.runner_alive()
+        assert not runner_alive(store)
         run_id = service.create_run(store, "dqn", TINY_DQN)
         launch(store, run_id)
         assert wait_final(store, run_id).status == "done"
