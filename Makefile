@@ -26,9 +26,11 @@ venv: $(VENV)/.runtime  ## only install the pinned runtime requirements (idempot
 
 venv-dev: $(VENV)/.dev
 
-$(VENV)/.runtime: requirements.txt
+$(VENV)/.runtime: requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	@# The lab itself, editable: `.venv/bin/rlcore` and `import rlcore` from any folder (the pins above are its deps).
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-build-isolation --no-deps -e .
 	touch $@
 
 $(VENV)/.dev: requirements-dev.txt requirements-cluster.txt requirements-frameworks.txt $(VENV)/.runtime

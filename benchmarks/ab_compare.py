@@ -1,10 +1,11 @@
 """Before/after: the same CLI runs from two checkouts, alternating, so a refactor's effect on speed is measured on
-a shared, noisy machine rather than guessed. Each run is a fresh process; the table shows medians.
+a shared, noisy machine rather than guessed. Each run is a fresh process; the table shows medians and every run.
 
-    .venv/bin/python benchmarks/ab_compare.py --before 37e58b4 --repeats 5
+    .venv/bin/python benchmarks/ab_compare.py --before f62a835 --repeats 5
 
 The "before" checkout is a git worktree of the given revision (made in a temporary folder and removed after);
-both use this checkout's .venv. Cases: the book loop in graph style (300 games) and turbo (2 s, 512 games).
+both use this checkout's .venv. Cases: the book loop in graph style (1,000 games), turbo (1 s, 512 games), the HJB
+solver in graph style with 100 steps per call, and the PyTorch original (300 games); ``--cases`` picks some.
 """
 
 from __future__ import annotations
@@ -20,8 +21,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = {
-    "graph, 300 book games": ["dqn", "--exec", "graph", "--epochs", "300", "--eval-every", "0", "--test-games", "100"],
-    "turbo, 2 s, 512 games": ["dqn", "--exec", "turbo", "--train-seconds", "2", "--test-games", "100"],
+    "DQN graph, 1,000 games": ["dqn", "--exec", "graph", "--epochs", "1000", "--eval-every", "0", "--test-games",
+                               "100"],
+    "DQN turbo, 1 s": ["dqn", "--exec", "turbo", "--train-seconds", "1", "--test-games", "100"],
+    "HJB graph, K=100": ["hjb", "--exec", "graph", "--steps-per-call", "100", "--steps", "30000", "--eval-every", "0"],
+    "PyTorch original, 300 games": ["dqn", "--exec", "pytorch", "--epochs", "300", "--eval-every", "0",
+                                    "--test-games", "100"],
 }
 
 
@@ -39,24 +44,27 @@ def main() -> None:
     parser.add_argument("--before", required=True, help="the revision to compare this checkout against")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--cases", nargs="*", choices=list(CASES), default=list(CASES))
     args = parser.parse_args()
+    cases = {name: CASES[name] for name in args.cases}
     with tempfile.TemporaryDirectory() as tmp:
         before = Path(tmp) / "before"
         subprocess.run(["git", "worktree", "add", "--detach", str(before), args.before], cwd=ROOT, check=True,
                        capture_output=True)
         try:
             trees = {"before": before, "after": ROOT}
-            results = {case: {name: [] for name in trees} for case in CASES}
+            results = {case: {name: [] for name in trees} for case in cases}
             for i in range(args.repeats):
-                for case, case_args in CASES.items():
-                    for name, tree in trees.items():  # alternate: before, after, before, after, ...
+                for case, case_args in cases.items():
+                    # alternate, and swap who goes first every repeat: before, after; after, before; ...
+                    for name, tree in (list(trees.items()) if i % 2 == 0 else list(trees.items())[::-1]):
                         home = str(Path(tmp) / f"home-{name}")  # each tree keeps its own warm XLA cache
                         results[case][name].append(run(tree, case_args, home))
                 print(f"repeat {i + 1}: " + "; ".join(f"{c}: " + ", ".join(f"{n} {v[-1]:,.0f}" for n, v in r.items())
                                                      for c, r in results.items()), flush=True)
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(before)], cwd=ROOT, capture_output=True)
-    print(f"\n| case | before ({args.before}) env steps/s | after | after / before |\n|---|---:|---:|---:|")
+    print(f"\n| case | before ({args.before}) steps/s | after | after / before |\n|---|---:|---:|---:|")
     for case, r in results.items():
         b, a = statistics.median(r["before"]), statistics.median(r["after"])
         print(f"| {case} | {b:,.0f} ({', '.join(f'{v:,.0f}' for v in r['before'])}) | "

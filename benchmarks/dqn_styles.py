@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rlcore.contract import reporting
 from rlcore.tracking.machine import environment_card
-from rlcore.workloads.dqn import book_loop as dqn
+from rlcore.workloads.dqn import tf_styles as dqn
 from rlcore.workloads.dqn.config import DQNConfig
 
 DEFAULT_SECONDS = {"naive": 90.0, "eager": 40.0, "graph": 20.0, "xla": 20.0}

@@ -107,7 +107,7 @@ FLOORS = (
     ("runs", ("rlcore.runs", "rlcore.search", "rlcore.export", "rlcore.passphrase")),
     ("cli", ("rlcore.cli", "rlcore.__main__")),
     ("ui", ("ui",)),
-    ("pages", ("pages", "app")),
+    ("pages", ("app_pages", "app")),
 )
 
 
@@ -119,7 +119,7 @@ def _floor(module: str) -> int | None:
 
 
 def _lab_modules() -> dict[str, Path]:
-    files = [*(ROOT / "rlcore").rglob("*.py"), *(ROOT / "ui").rglob("*.py"), *(ROOT / "pages").glob("*.py"),
+    files = [*(ROOT / "rlcore").rglob("*.py"), *(ROOT / "ui").rglob("*.py"), *(ROOT / "app_pages").glob("*.py"),
              ROOT / "app.py"]
     return {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): p for p in files}
 

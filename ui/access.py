@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
-import os
 import socket
 import threading
 import time
@@ -24,17 +23,18 @@ from typing import Any
 
 import streamlit as st
 
+from rlcore.contract import settings
 from rlcore.passphrase import verify
 from rlcore.runs.store import Store, StoreError
 
 VIEWER_HELP = "Only an operator can do this; sign in as operator in the sidebar."
 NO_SIGN_IN = ("Only an operator can do this, and this dashboard has no operator sign-in: its owner sets one up "
               "(README, \"Sharing the lab\").")
-HASH_ENV = "RLCORE_OPERATOR_HASH"
-HOSTS_ENV = "RLCORE_ALLOWED_HOSTS"
-OPERATORS_ENV = "RLCORE_OPERATORS"  # with st.login: the e-mail addresses that may operate (empty: any)
-MODELS_ENV = "RLCORE_VIEWERS_DOWNLOAD_MODELS"  # 1: viewers may download trained models too
-PROXY_ENV = "RLCORE_BEHIND_PROXY"  # 1: a proxy forwards visitors to this server: nobody operates without signing in
+HASH_ENV = settings.OPERATOR_HASH.name
+HOSTS_ENV = settings.ALLOWED_HOSTS.name
+OPERATORS_ENV = settings.OPERATORS.name  # with st.login: the e-mail addresses that may operate (empty: any)
+MODELS_ENV = settings.VIEWERS_DOWNLOAD_MODELS.name  # 1: viewers may download trained models too
+PROXY_ENV = settings.BEHIND_PROXY.name  # 1: a proxy forwards visitors here: nobody operates without signing in
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "[::1]", "localhost.localdomain"}
 MAX_FAILURES, LOCK_SECONDS = 5, 60.0
 # What a viewer gets only when the operator shares it (RLCORE_VIEWERS_DOWNLOAD_MODELS=1): a trained model, and a
@@ -155,7 +155,7 @@ def address() -> str:
 
 
 def passphrase_hash() -> str | None:
-    from_env = os.environ.get(HASH_ENV, "").strip()
+    from_env = settings.OPERATOR_HASH.text()
     return from_env or _secret("operator_hash")
 
 
@@ -173,7 +173,7 @@ def _secret(key: str) -> Any:
 def _oidc_operator() -> bool:
     if not oidc_configured() or not getattr(st.user, "is_logged_in", False):
         return False
-    return email_operates(str(st.user.get("email", "")), os.environ.get(OPERATORS_ENV, ""))
+    return email_operates(str(st.user.get("email", "")), settings.OPERATORS.text())
 
 
 def _signed_in_by_cookie() -> bool:
@@ -189,7 +189,7 @@ def _signed_in_by_cookie() -> bool:
 
 def is_operator() -> bool:
     signed_in = bool(st.session_state.get("_operator")) or _signed_in_by_cookie() or _oidc_operator()
-    behind = proxied(st.context.headers, os.environ.get(PROXY_ENV, ""))
+    behind = proxied(st.context.headers, settings.BEHIND_PROXY.text())
     return decide(address(), sign_in_configured(), signed_in, behind) == "operator"
 
 
@@ -215,7 +215,7 @@ def require_operator(action: str) -> bool:
 def may_download(artifact_kind: str) -> bool:
     """Whether this user may download a run's file of this kind (``Workload.artifact_kind``): a trained model or a
     profile's capture is the operator's unless shared."""
-    return is_operator() or artifact_kind not in SHARED_ONLY or os.environ.get(MODELS_ENV) == "1"
+    return is_operator() or artifact_kind not in SHARED_ONLY or settings.VIEWERS_DOWNLOAD_MODELS.text() == "1"
 
 
 class ViewerStore(Store):
@@ -237,7 +237,7 @@ def refused_host() -> str | None:
     """The sentence for a request whose Host this dashboard does not serve, or None."""
     host = st.context.headers.get("Host") if st.context.headers else None
     own = own_names() if address() in WILDCARDS else frozenset()
-    if host_allowed(host, address(), os.environ.get(HOSTS_ENV, ""), own):
+    if host_allowed(host, address(), settings.ALLOWED_HOSTS.text(), own):
         return None
     return (f"This dashboard does not answer to the name {host[:80]!r}. Open it at an address its operator serves, "
             f"or, as its operator, add the name to {HOSTS_ENV}.")

@@ -2,16 +2,14 @@
 
 Every registered workload gets a page of its own at its kind's path (``/dqn``): its form generated from its config,
 or the page its dashboard views supply (``ui.extras.Extras.page``); no file per workload. The lab's other pages
-live in ``pages/``, next to ``app.py``. A fresh Streamlit server whose first visitor asks for such a page's path
-directly (``/runs``) treats that folder the old way (multipage v1: it runs ``pages/runs.py`` alone, without this
-router, and lists the folder's files as the navigation) until some run calls ``st.navigation``. So every page file
-starts with ``router.ensure()``: run outside the router, it hands the request to the router, which owns every path.
+live in ``app_pages/``: a folder named ``pages/`` next to ``app.py`` would make a fresh Streamlit server treat it the
+old way (multipage v1: a first visit to ``/runs`` runs that file alone, without this router, and a workload's path,
+which has no file, is "not found") until some run calls ``st.navigation``. So every path is the router's.
 """
 
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,7 +22,6 @@ from ui import access, extras, fmt, forms, sidebar
 
 # A local file: a Material or emoji tab icon is fetched from a CDN, which offline machines cannot reach.
 ICON = Path(__file__).resolve().parents[1] / "assets" / "icon.png"
-_run = threading.local()  # each session's script runs in its own thread, one run at a time
 # Streamlit's progress bar eases every change of its value in a CSS transition, and while a live view ticks the
 # browser then paints frames most of the time: 0.08 against 0.03 of a core at a 1 s tick in a scratch app
 # (docs/measurements/live_view_cost.md). A bar that jumps reads as well; off on every page (run and sweep views).
@@ -57,10 +54,10 @@ def pages() -> list[st.Page]:
     """Home, a page per workload, Sweeps and Runs. Material icons ship with Streamlit's frontend; emoji need a
     system font that headless browsers lack."""
     return [
-        st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+        st.Page("app_pages/home.py", title="Home", icon=":material/home:", default=True),
         *workload_pages().values(),
-        st.Page("pages/sweeps.py", title="Sweeps", icon=":material/grid_on:", url_path="sweeps"),
-        st.Page("pages/runs.py", title="Runs", icon=":material/table_rows:", url_path="runs"),
+        st.Page("app_pages/sweeps.py", title="Sweeps", icon=":material/grid_on:", url_path="sweeps"),
+        st.Page("app_pages/runs.py", title="Runs", icon=":material/table_rows:", url_path="runs"),
     ]
 
 
@@ -87,18 +84,7 @@ def run() -> None:
     page = st.navigation(pages())
     forms.forget_other_pages(page.url_path)
     sidebar.render()
-    _run.routing = True
     try:
         page.run()
     except (StoreError, ConfigError) as e:  # read-only, full, damaged; an unknown executor: one sentence
         st.error(fmt.md(str(e), 400))
-    finally:
-        _run.routing = False
-
-
-def ensure() -> None:
-    """At the top of every page: when Streamlit ran this page without the router, route the request instead."""
-    if getattr(_run, "routing", False):
-        return
-    run()
-    st.stop()

@@ -58,7 +58,7 @@ def show_run(store: Store, run_id: int, page_kind: str | None = None) -> None:
     run = store.get_run(run_id)
     if run is None:
         st.warning(f"run {run_id} does not exist (it may have been deleted); the Runs page lists every run.")
-        st.page_link("pages/runs.py", label="All runs", icon=":material/table_rows:")
+        st.page_link("app_pages/runs.py", label="All runs", icon=":material/table_rows:")
         return
 
     every = None

@@ -18,7 +18,7 @@ EXIT_BAD_INPUT = 2
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
     """argparse, but a bad argument is one sentence and exit 2, without the usage block, and a flag is never
     guessed from its first letters (``--epoch`` is not ``--epochs``)."""
 
@@ -39,7 +39,7 @@ def _style_note(styles: tuple[str, ...] | None) -> str:
     return f" ({' / '.join(styles)} only)" if styles else ""
 
 
-def _add_config_flags(parser: argparse.ArgumentParser, workload: workloads.Workload) -> None:
+def add_config_flags(parser: argparse.ArgumentParser, workload: workloads.Workload) -> None:
     """One flag per config field, grouped as the form groups them, with help, default, choices and the styles a
     field applies to. A flag not given stays None, so presets and defaults fill it in and only what the user
     typed is checked against the style."""
@@ -61,7 +61,7 @@ def _add_config_flags(parser: argparse.ArgumentParser, workload: workloads.Workl
                                help=f"{meta['help']}{note} (default: {default})")
 
 
-def _given(cls: type, args: argparse.Namespace) -> dict[str, Any]:
+def given_values(cls: type, args: argparse.Namespace) -> dict[str, Any]:
     return {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if getattr(args, f.name) is not None}
 
 
@@ -108,7 +108,7 @@ def writable_path(text: str, flag: str, suffix: str | None = None) -> Path:
 
 
 
-def _fail(message: str) -> int:
+def fail(message: str) -> int:
     print(f"error: {printable(message)}", file=sys.stderr)
     return EXIT_BAD_INPUT
 

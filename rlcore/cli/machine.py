@@ -7,12 +7,12 @@ import json
 import sys
 
 from rlcore.cli.common import (
-    _fail,
+    fail,
 )
 from rlcore.contract.params import ConfigError
 
 
-def _run_operator_hash(args: argparse.Namespace) -> int:
+def run_operator_hash(args: argparse.Namespace) -> int:
     import getpass
 
     from rlcore.passphrase import hash_passphrase
@@ -20,30 +20,30 @@ def _run_operator_hash(args: argparse.Namespace) -> int:
     if sys.stdin.isatty():
         first = getpass.getpass("operator passphrase: ")
         if getpass.getpass("the same again: ") != first:
-            return _fail("the two passphrases differ; nothing printed.")
+            return fail("the two passphrases differ; nothing printed.")
     else:
         first = sys.stdin.readline().rstrip("\n")
     try:
         line = hash_passphrase(first)
     except ValueError as e:
-        return _fail(str(e))
+        return fail(str(e))
     print(f"RLCORE_OPERATOR_HASH='{line}'")
     print(f'# or, in .streamlit/secrets.toml:  operator_hash = "{line}"')
     return 0
 
 
-def _run_cluster(args: argparse.Namespace) -> int:
+def run_cluster(args: argparse.Namespace) -> int:
     from rlcore.runs import ray_executor
 
     try:
         card = ray_executor.cluster_card(args.address)
     except ConfigError as e:
-        return _fail(str(e))
+        return fail(str(e))
     print(json.dumps(card, indent=2) if args.json else "\n".join(ray_executor.card_lines(card)))
     return 0
 
 
-def _run_devices(args: argparse.Namespace) -> int:
+def run_devices(args: argparse.Namespace) -> int:
     from rlcore.tracking.machine import pin_device
 
     pin_device("gpu")  # look at everything TensorFlow can see

@@ -3,18 +3,17 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
-from rlcore.cli.common import _fail
-from rlcore.cli.machine import _run_cluster, _run_devices, _run_operator_hash
+from rlcore.cli.common import fail
+from rlcore.cli.machine import run_cluster, run_devices, run_operator_hash
 from rlcore.cli.parser import build_parser
-from rlcore.cli.stored import _run_runs, _run_sweep, _run_sweeps
-from rlcore.cli.train import _run_workload
-from rlcore.contract import workloads
+from rlcore.cli.stored import run_runs, run_sweep, run_sweeps
+from rlcore.cli.train import run_workload
+from rlcore.contract import settings, workloads
 from rlcore.tracking.machine import quiet_native_logs
 
-VERBOSE_ENV = "RLCORE_VERBOSE"  # 1: TensorFlow's own log lines stay on stderr (as --verbose)
+VERBOSE_ENV = settings.VERBOSE.name  # 1: TensorFlow's own log lines stay on stderr (as --verbose)
 
 
 def main(argv: Sequence[str] | None = None, *, process: bool = False) -> int:
@@ -23,13 +22,18 @@ def main(argv: Sequence[str] | None = None, *, process: bool = False) -> int:
     from rlcore.runs.store import StoreError
 
     args = build_parser().parse_args(argv)
-    if process and not (getattr(args, "verbose", False) or os.environ.get(VERBOSE_ENV) == "1"):
+    if process and not (getattr(args, "verbose", False) or settings.VERBOSE.text() == "1"):
         quiet_native_logs()  # before TensorFlow is imported: its C++ start-up lines are noise to a user
-    commands = {"devices": _run_devices, "runs": _run_runs, "sweep": _run_sweep,
-                "sweeps": _run_sweeps, "cluster": _run_cluster, "operator-hash": _run_operator_hash}
+    commands = {"devices": run_devices, "runs": run_runs, "sweep": run_sweep,
+                "sweeps": run_sweeps, "cluster": run_cluster, "operator-hash": run_operator_hash}
     try:
         if args.command in commands:
             return commands[args.command](args)
-        return _run_workload(workloads.get(args.command), args)
+        return run_workload(workloads.get(args.command), args)
     except StoreError as e:
-        return _fail(str(e))
+        return fail(str(e))
+
+
+def entry() -> None:
+    """The ``rlcore`` console command (``pip install -e <lab>`` makes it)."""
+    raise SystemExit(main(process=True))

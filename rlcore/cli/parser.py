@@ -6,16 +6,16 @@ import argparse
 import dataclasses
 
 from rlcore.cli.common import (
-    _add_config_flags,
-    _Parser,
+    Parser,
+    add_config_flags,
 )
 from rlcore.contract import workloads
 from rlcore.runs import executor as executors
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m rlcore", description="TF Training Lab: train and measure from the shell.")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser = Parser(prog="python -m rlcore", description="TF Training Lab: train and measure from the shell.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     for workload in workloads.all_workloads():
         cmd = sub.add_parser(workload.kind, help=workload.title, description=workload.description)
@@ -24,7 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
             cmd.add_argument(f"--{workload.preset_param}", choices=list(workload.presets),
                              default=workload.default_preset,
                              help=f"named defaults; explicit flags override them (default: {workload.default_preset})")
-        _add_config_flags(cmd, workload)
+        add_config_flags(cmd, workload)
         out = cmd.add_argument_group("Output")
         out.add_argument("--json", metavar="FILE", help="write the result as JSON here (default: none)")
         for output in workload.outputs:
@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--quiet", action="store_true", help="no progress bar")
 
     sweeps = sub.add_parser("sweeps", help="list, show, cancel, export or delete stored sweeps")
-    sweeps_sub = sweeps.add_subparsers(dest="sweeps_command", required=True, parser_class=_Parser)
+    sweeps_sub = sweeps.add_subparsers(dest="sweeps_command", required=True, parser_class=Parser)
     sweeps_sub.add_parser("list", help="every sweep, newest first").add_argument("--json", action="store_true")
     sweeps_show = sweeps_sub.add_parser("show", help="a sweep's members and its results per setting")
     sweeps_show.add_argument("id")
@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
         sweeps_sub.add_parser(name, help=text).add_argument("id")
 
     runs = sub.add_parser("runs", help="list, show, export, cancel, label or delete stored runs ($RLCORE_HOME)")
-    runs_sub = runs.add_subparsers(dest="runs_command", required=True, parser_class=_Parser)
+    runs_sub = runs.add_subparsers(dest="runs_command", required=True, parser_class=Parser)
     runs_list = runs_sub.add_parser("list", help="every run, newest first")
     runs_list.add_argument("--json", action="store_true", help="print JSON (default: a table)")
     runs_show = runs_sub.add_parser("show", help="one run: status, verdict, error, config, summary")

@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from rlcore.cli.common import (
-    _fail,
+    fail,
     printable,
     writable_dir,
     writable_path,
 )
-from rlcore.cli.train import _write
+from rlcore.cli.train import write_result
 from rlcore.contract import workloads
 from rlcore.contract.params import LABEL_MAX, ConfigError, check_text, label_of, parse_id, parse_int
 
@@ -30,7 +30,7 @@ def _pairs(texts: list[str], flag: str) -> list[tuple[str, str]]:
     return pairs
 
 
-def _run_sweep(args: argparse.Namespace) -> int:
+def run_sweep(args: argparse.Namespace) -> int:
     from rlcore import search
     from rlcore.runs import sweeps
     from rlcore.runs.store import Store
@@ -50,7 +50,7 @@ def _run_sweep(args: argparse.Namespace) -> int:
         sweep_id, run_ids = sweeps.create(store, workload.kind, base, space, label=label, preset=args.preset,
                                           engine=args.executor)
     except ConfigError as e:
-        return _fail(str(e))
+        return fail(str(e))
     print(f"queued sweep {sweep_id}: {len(run_ids):,} runs ({run_ids[0]}–{run_ids[-1]}) in {store.path}; follow it "
           f"with: python -m rlcore sweeps show {sweep_id}")
     if args.detach:
@@ -92,7 +92,7 @@ def _show_sweep(store: Any, sweep_id: int, *, as_json: bool, json_path: Path | N
 
     sweep = store.get_sweep(sweep_id)
     if sweep is None:
-        return _fail(f"sweep {sweep_id} does not exist in {store.path}.")
+        return fail(f"sweep {sweep_id} does not exist in {store.path}.")
     workload = workloads.get(sweep.kind)
     runs = store.sweep_runs(sweep_id)
     rows = sweeps.results(store, sweep, runs)
@@ -101,7 +101,7 @@ def _show_sweep(store: Any, sweep_id: int, *, as_json: bool, json_path: Path | N
                 "counts": sweeps.status_counts(runs), "results": sweeps.results_rows(sweep, rows),
                 "best": top.setting if top else None, "best_by": workload.headlines[0].key}
     if json_path:
-        _write(json_path, json.dumps(document, indent=2).encode(), "--json")
+        write_result(json_path, json.dumps(document, indent=2).encode(), "--json")
     if as_json:
         print(json.dumps(document, indent=2))
         return 0
@@ -134,7 +134,7 @@ def _results_text(workload: workloads.Workload, rows: list[Any], top: Any) -> st
     return text
 
 
-def _run_sweeps(args: argparse.Namespace) -> int:
+def run_sweeps(args: argparse.Namespace) -> int:
     from rlcore.runs import sweeps
     from rlcore.runs.store import Store
 
@@ -155,16 +155,16 @@ def _run_sweeps(args: argparse.Namespace) -> int:
     try:
         sweep_id = parse_id(args.id, "sweep")
     except ConfigError as e:
-        return _fail(str(e))
+        return fail(str(e))
     if store.get_sweep(sweep_id) is None:
-        return _fail(f"sweep {sweep_id} does not exist in {store.path}.")
+        return fail(f"sweep {sweep_id} does not exist in {store.path}.")
     if args.sweeps_command == "show":
         return _show_sweep(store, sweep_id, as_json=args.json)
     if args.sweeps_command == "export":
         try:
             path = writable_path(args.csv, "--csv")
         except ConfigError as e:
-            return _fail(str(e))
+            return fail(str(e))
         sweep = store.get_sweep(sweep_id)
         rows = sweeps.results(store, sweep)
         path.write_text(sweeps.export_csv(sweep, rows))
@@ -178,12 +178,12 @@ def _run_sweeps(args: argparse.Namespace) -> int:
     try:
         store.delete_sweep(sweep_id)
     except ValueError as e:
-        return _fail(str(e))
+        return fail(str(e))
     print(f"deleted sweep {sweep_id} and its runs")
     return 0
 
 
-def _run_runs(args: argparse.Namespace) -> int:
+def run_runs(args: argparse.Namespace) -> int:
     from rlcore.runs.executor import cancel
     from rlcore.runs.store import Store
 
@@ -204,10 +204,10 @@ def _run_runs(args: argparse.Namespace) -> int:
     try:
         run_id = parse_id(args.id)
     except ConfigError as e:
-        return _fail(str(e))
+        return fail(str(e))
     run = store.get_run(run_id)
     if run is None:
-        return _fail(f"run {run_id} does not exist in {store.path}.")
+        return fail(f"run {run_id} does not exist in {store.path}.")
     if args.runs_command == "show":
         verdict = _verdict(run)
         details = run.to_dict() | {"verdict": verdict, "metric_rows": store.metric_count(run.id)}
@@ -221,12 +221,12 @@ def _run_runs(args: argparse.Namespace) -> int:
         return 0
     if args.runs_command == "export":
         if (args.csv is None) == (args.tensorboard is None):
-            return _fail("runs export needs one of --csv FILE or --tensorboard DIR.")
+            return fail("runs export needs one of --csv FILE or --tensorboard DIR.")
         try:
             path = writable_path(args.csv, "--csv") if args.csv is not None else writable_dir(args.tensorboard,
                                                                                                "--tensorboard")
         except ConfigError as e:
-            return _fail(str(e))
+            return fail(str(e))
         if args.csv is not None:
             store.metrics(run.id).to_csv(path, index=False)
             print(f"wrote {store.metric_count(run.id):,} metric rows of run {run.id} to {path}")
@@ -249,7 +249,7 @@ def _run_runs(args: argparse.Namespace) -> int:
         else:
             store.delete_run(run.id)
     except (ConfigError, ValueError) as e:
-        return _fail(str(e))
+        return fail(str(e))
     print(f"{'deleted' if args.runs_command == 'delete' else 'updated'} run {run.id}")
     return 0
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from rlcore.cli.common import (
-    _fail,
-    _given,
+    fail,
+    given_values,
     writable_path,
 )
 from rlcore.contract import workloads
@@ -67,24 +67,24 @@ class TqdmReporter:
             self.bar.close()
 
 
-def _run_workload(workload: workloads.Workload, args: argparse.Namespace) -> int:
+def run_workload(workload: workloads.Workload, args: argparse.Namespace) -> int:
     fields = {f.name for f in dataclasses.fields(workload.config)}
     preset = getattr(args, workload.preset_param, None) if workload.preset_param not in fields else None
     try:
-        cfg = workload.make_config(_given(workload.config, args), preset)
+        cfg = workload.make_config(given_values(workload.config, args), preset)
         label = check_text(args.label, "label", LABEL_MAX)
         json_path = writable_path(args.json, "--json") if args.json is not None else None
         outputs = {o: writable_path(getattr(args, _dest(o.flag)), o.flag, o.suffix)
                    for o in workload.outputs if getattr(args, _dest(o.flag)) is not None}
     except ConfigError as e:
-        return _fail(str(e))
+        return fail(str(e))
     missing = workload.unavailable(cfg)
     if missing:
-        return _fail(missing)
+        return fail(missing)
     style = style_of(cfg)
     for output in outputs:
         if output.styles and style not in output.styles:
-            return _fail(f"{output.flag} does not apply to the {style} style: {output.help}.")
+            return fail(f"{output.flag} does not apply to the {style} style: {output.help}.")
     if args.detach:
         return _detach(workload.kind, cfg, label, preset, args.executor)
     return run_here(workload, cfg, label=label, preset=preset, quiet=args.quiet, json_path=json_path,
@@ -104,7 +104,7 @@ def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset:
         _, cfg, preset = service.validated(workload.kind, cfg, preset)
         label = check_text(label, "label", LABEL_MAX) or service.auto_label(workload, cfg, preset)
     except ConfigError as e:
-        return _fail(str(e))
+        return fail(str(e))
     run_id = store.insert_run(workload.kind, dataclasses.asdict(cfg), label, preset=preset, running_pid=os.getpid())
     # Before the run's framework starts in this process: its device, threads, XLA cache and capture folder.
     prepare_process(",".join(workloads.devices_of(cfg)), store.home, threads=workloads.threads_of(cfg),
@@ -115,7 +115,7 @@ def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset:
                 check_device(device)  # a GPU TensorFlow cannot see is bad input: one sentence, nothing trained
     except DeviceError as e:
         store.finish(run_id, "failed", error=str(e))
-        return _fail(str(e))
+        return fail(str(e))
     sharing = worker.sharing_sentence(store, run_id)
     if sharing:
         print(f"warning: {sharing}", file=sys.stderr)
@@ -125,7 +125,7 @@ def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset:
         error = ended.error if ended is not None else "it was cancelled before it began"
         print(f"error: run {run_id} {ended.status if ended else 'cancelled'}: {error}", file=sys.stderr)
         if json_path:
-            _write(json_path, json.dumps({"run_id": run_id, "status": ended.status if ended else "cancelled",
+            write_result(json_path, json.dumps({"run_id": run_id, "status": ended.status if ended else "cancelled",
                                           "error": error}, indent=2).encode(), "--json")
         return EXIT_FAILED
     summary = ended.summary
@@ -134,9 +134,9 @@ def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset:
     document = {"run_id": run_id, "status": ended.status} | summary | {
         "verdict": dataclasses.asdict(verdict), "environment": run.environment if run else None}
     for output, path in (outputs or {}).items():
-        _write(path, (ended.artifacts or {})[output.artifact], output.flag)
+        write_result(path, (ended.artifacts or {})[output.artifact], output.flag)
     if json_path:
-        _write(json_path, json.dumps(document, indent=2).encode(), "--json")
+        write_result(json_path, json.dumps(document, indent=2).encode(), "--json")
     if workload.describe:
         print(workload.describe(cfg, summary))
     print(verdict.text)
@@ -155,7 +155,7 @@ def _dest(flag: str) -> str:
     return flag.lstrip("-").replace("-", "_")
 
 
-def _write(path: Path, data: bytes, flag: str) -> None:
+def write_result(path: Path, data: bytes, flag: str) -> None:
     """Write a result; if the file became unwritable during training, say so and keep the result in the store's
     home instead of losing it."""
     try:
@@ -184,10 +184,10 @@ def _detach(kind: str, cfg: Any, label: str, preset: str | None, engine: str | N
         run_id = service.create_run(store, kind, cfg, label, preset=preset, executor=executor.current(engine))
         executor.submit(store, [run_id])
     except ConfigError as e:  # an executor that is not there (RLCORE_EXECUTOR, RLCORE_EXECUTORS): nothing queued
-        return _fail(str(e))
+        return fail(str(e))
     run = store.get_run(run_id)
     if run is not None and run.status == "failed":
-        return _fail(f"run {run_id} could not start: {run.error}")
+        return fail(f"run {run_id} could not start: {run.error}")
     print(f"queued run {run_id} in {store.path}; follow it with: python -m rlcore runs show {run_id}")
     print(run_id)
     return 0

@@ -70,8 +70,8 @@ class LossWindow:
     Losses may be tensors; they are fetched only when the window closes, so a loop does not wait for each step.
     """
 
-    def __init__(self, rate_key: str) -> None:
-        self.rate_key = rate_key
+    def __init__(self, rate_key: str | None) -> None:
+        self.rate_key = rate_key  # None: no speed (a bench's cells are not training steps)
         self.losses: list[Any] = []
         self._steps, self._seconds = 0, 0.0
 
@@ -86,7 +86,7 @@ class LossWindow:
             if not math.isfinite(loss):
                 raise DivergedError(f"the training loss became {loss} after {steps:,} steps.")
             metrics[LOSS] = loss
-        if seconds > self._seconds and steps > self._steps:
+        if self.rate_key and seconds > self._seconds and steps > self._steps:
             metrics[self.rate_key] = (steps - self._steps) / (seconds - self._seconds)
         self.losses, self._steps, self._seconds = [], steps, seconds
         return metrics

@@ -339,15 +339,16 @@ class ProfileWindow:
         self._trace.__enter__()
         return True
 
-    def end(self, units: int = 1) -> bool:
-        """The step ends (``units``: the loop's own steps it held, such as K per call); True when it was recorded,
-        and so is left out of the loop's speed."""
+    def end(self, units: int = 1, counted: int | None = None) -> bool:
+        """The step ends (``units``: the loop's own steps it held, such as K per call, left out of its speed;
+        ``counted``: what it counts toward the window's size, when that is not its units: turbo's window counts
+        calls of its compiled loop); True when it was recorded."""
         self.seen += 1
         trace, self._trace = self._trace, None
         if trace is None:
             return False
         trace.__exit__(None, None, None)
-        self.captured += units
+        self.captured += units if counted is None else counted
         self.excluded_steps += units
         if self.captured >= self.wanted:
             self.finish()
@@ -447,7 +448,7 @@ class NoWindow:
     def begin(self) -> bool:
         return False
 
-    def end(self, units: int = 1) -> bool:
+    def end(self, units: int = 1, counted: int | None = None) -> bool:
         return False
 
     @contextlib.contextmanager

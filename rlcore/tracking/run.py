@@ -78,14 +78,16 @@ class TrainingRun:
     """One run's bookkeeping. ``kind``/``unit``/``total``/``config`` tell the reporter what runs; ``rate_key`` names
     the speed metric; ``profile`` steps are recorded with TensorFlow's profiler from the ``profile_after``-th step
     on (kept in ``profile_dir``, by default the folder this process was given); ``progress`` says how far the run
-    is (by default steps of ``total``); ``every_record`` gives metrics every record carries (games played)."""
+    is (by default steps of ``total``); ``every_record`` gives metrics every record carries (games played);
+    ``profile_counts_calls``: the profile's size counts steps taken (calls), not the units they hold."""
 
     def __init__(self, reporter: Reporter | None = None, *, kind: str, unit: str = "steps", total: int = 0,
-                 config: Mapping[str, Any] | None = None, rate_key: str = STEPS_PER_S, report_every: float = 0.5,
+                 config: Mapping[str, Any] | None = None, rate_key: str | None = STEPS_PER_S,
+                 report_every: float = 0.5,
                  profile: int = 0, profile_after: int = 1, profile_dir: str | Path | None = None,
                  progress: Callable[[TrainingRun], float] | None = None,
-                 every_record: Callable[[], Mapping[str, Any]] | None = None, sample_system: bool = True,
-                 clock: Clock = time.perf_counter) -> None:
+                 every_record: Callable[[], Mapping[str, Any]] | None = None, profile_counts_calls: bool = False,
+                 sample_system: bool = True, clock: Clock = time.perf_counter) -> None:
         self.reporter = reporter if reporter is not None else NullReporter()
         self.info = RunInfo(kind, total, unit, dict(config or {}))
         self.clock = clock
@@ -101,11 +103,15 @@ class TrainingRun:
         self.stopped = False
         self._progress = progress
         self._every_record = every_record
+        self._profile_counts_calls = profile_counts_calls
         self._logged: dict[str, Any] = {}
         self._t0: float | None = None
         self._frozen: float | None = None
         self._last_report = 0.0
         self._step_started = 0.0
+        self._step_open = False
+        self._paused_at: float | None = None
+        self._last_step_end: float | None = None
         has_rows = hasattr(self.reporter, "add_rows")
         self._sampler: Any = (system_metrics.sampler(self._sampled, lambda: self.steps)
                               if sample_system and has_rows else system_metrics.NoSampler())
@@ -120,8 +126,9 @@ class TrainingRun:
             return self._frozen
         if self._t0 is None:
             return 0.0
-        return (self.clock() - self._t0 - self.off_clock_seconds - self.capture.excluded_seconds
-                - self.compile_seconds)
+        now = self.clock()
+        paused = now - self._paused_at if self._paused_at is not None else 0.0
+        return now - self._t0 - self.off_clock_seconds - paused - self.capture.excluded_seconds - self.compile_seconds
 
     @property
     def timed_steps(self) -> int:
@@ -139,21 +146,38 @@ class TrainingRun:
             return self._progress(self)
         return min(1.0, self.steps / self.info.total) if self.info.total else 0.0
 
-    def stop_clock(self) -> float:
-        """Training is over: the profiler stops if it still records, and the training seconds stay as they are."""
+    def stop_clock(self, *, at_last_step: bool = False) -> float:
+        """Training is over: the profiler stops if it still records, and the training seconds stay as they are
+        (``at_last_step``: as they were when the last step ended: what a script does after training is not)."""
         self.capture.finish()
+        self.resume()
         if self._frozen is None:
-            self._frozen = self.train_seconds
+            if at_last_step and self._last_step_end is not None and self._t0 is not None:
+                self._frozen = (self._last_step_end - self._t0 - self.off_clock_seconds
+                                - self.capture.excluded_seconds - self.compile_seconds)
+            else:
+                self._frozen = self.train_seconds
         return self._frozen
 
     @contextlib.contextmanager
     def off_clock(self) -> Iterator[None]:
         """Time that is not training (a test, an evaluation): left out of the training seconds."""
-        started = self.clock()
+        self.pause()
         try:
             yield
         finally:
-            self.off_clock_seconds += self.clock() - started
+            self.resume()
+
+    def pause(self) -> None:
+        """Time from now on is not training (``resume`` ends it): what a callback sees as two events (Keras's
+        validation at an epoch's end)."""
+        if self._paused_at is None:
+            self._paused_at = self.clock()
+
+    def resume(self) -> None:
+        if self._paused_at is not None:
+            self.off_clock_seconds += self.clock() - self._paused_at
+            self._paused_at = None
 
     # ------------------------------------------------------------ lifecycle
 
@@ -182,13 +206,21 @@ class TrainingRun:
     def begin_step(self) -> None:
         """A step begins (the profile window may open here, and its step marker)."""
         self.capture.begin()
+        self._step_open = True
         self._step_started = self.clock()
+
+    @property
+    def step_open(self) -> bool:
+        return self._step_open
 
     def end_step(self, units: int = 1, *, compiles: bool = False, report: bool = True) -> bool:
         """The step begun last ends, having done ``units`` of work; ``compiles``: it traced or compiled, so its time
         is compile time, not training. Reports when a record is due; False when the run is asked to stop."""
-        elapsed = self.clock() - self._step_started
-        profiled = self.capture.end(units)
+        now = self.clock()
+        elapsed = now - self._step_started
+        profiled = self.capture.end(units, 1 if self._profile_counts_calls else None)
+        self._step_open = False
+        self._last_step_end = now
         self.steps += units
         if compiles and not profiled:
             self.compile_seconds += elapsed

@@ -4,7 +4,7 @@ utilisation and memory (NVIDIA's management library, where a GPU and its driver 
 
 A thread samples about once a second, off the training thread, and hands ordinary metric rows to the run's
 reporter (``system/...`` keys), so the store, the charts and comparisons treat them like any other metric.
-Sampling costs the run little (benchmarks/system_metrics_cost.py measures it); ``RLCORE_SYSTEM_METRICS=0`` turns
+Sampling costs the run little (benchmarks/profiling_cost.py measures it, on and off); ``RLCORE_SYSTEM_METRICS=0`` turns
 it off.
 """
 

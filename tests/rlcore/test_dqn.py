@@ -9,10 +9,10 @@ import tensorflow as tf
 
 from rlcore.contract import reporting
 from rlcore.tracking.machine import DeviceError, check_device
-from rlcore.workloads.dqn import book, qnet
-from rlcore.workloads.dqn import book_loop as dqn
 from rlcore.workloads.dqn import gridworld as gw
+from rlcore.workloads.dqn import loop, qnet, win_rate
 from rlcore.workloads.dqn import metrics as dqn_metrics
+from rlcore.workloads.dqn import tf_styles as dqn
 from rlcore.workloads.dqn.config import TF_BOOK_STYLES, DQNConfig
 
 TINY = {"epochs": 12, "memory_size": 120, "batch_size": 16, "sync_every": 25, "test_games": 50, "eval_every": 6,
@@ -93,7 +93,7 @@ def test_training_loop_reports_records_phases_and_a_win_rate():
     result = dqn.train(DQNConfig(exec_mode="graph", **TINY), rep, report_interval=0.0)
     assert rep.info.total == TINY["epochs"]
     assert result.games == TINY["epochs"] and result.steps >= TINY["epochs"]
-    assert set(result.phase_seconds) == set(book.PHASES)
+    assert set(result.phase_seconds) == set(loop.PHASES)
     assert sum(result.phase_seconds.values()) <= result.train_seconds
     assert result.phase_seconds["train"] > 0 and result.phase_seconds["act"] > 0
     assert 0.0 <= result.win_rate <= 1.0
@@ -165,23 +165,23 @@ def oracle_q(states: np.ndarray) -> np.ndarray:
 
 def test_win_rate_of_an_optimal_player_is_the_books_ceiling():
     """99.67% of valid random boards are winnable and no shortest path exceeds 8 < 16 moves."""
-    rate = book.evaluate_win_rate(oracle_q, np.random.default_rng(0), games=1000)
+    rate = win_rate.evaluate_win_rate(oracle_q, np.random.default_rng(0), games=1000)
     assert 0.99 <= rate < 1.0
 
 
 def test_win_rate_of_a_player_that_only_goes_up_is_low():
-    rate = book.evaluate_win_rate(lambda s: np.tile([1.0, 0, 0, 0], (len(s), 1)), np.random.default_rng(0),
+    rate = win_rate.evaluate_win_rate(lambda s: np.tile([1.0, 0, 0, 0], (len(s), 1)), np.random.default_rng(0),
                                  games=1000)
     assert 0.05 < rate < 0.35  # wins only when the goal is straight above
 
 
 def test_play_game_replays_a_seeded_game_step_by_step():
-    replay = book.play_game(oracle_q, seed=11)
+    replay = win_rate.play_game(oracle_q, seed=11)
     assert replay.won
     assert len(replay.boards) == len(replay.actions) + 1 == len(replay.rewards) + 1
     for before, a, after, r in zip(replay.boards, replay.actions, replay.boards[1:], replay.rewards, strict=False):
         assert gw.step(before, a) == (after, r)
-    assert book.play_game(oracle_q, seed=11).to_dict() == replay.to_dict()
+    assert win_rate.play_game(oracle_q, seed=11).to_dict() == replay.to_dict()
     assert json.loads(json.dumps(replay.to_dict()))["won"] is True
 
 

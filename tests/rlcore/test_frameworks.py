@@ -15,7 +15,7 @@ from rlcore.runs import service, sweeps
 from rlcore.runs.store import Store
 from rlcore.workloads.bench import harness as bench
 from rlcore.workloads.bench.config import BenchConfig
-from rlcore.workloads.dqn import book
+from rlcore.workloads.dqn import loop
 from rlcore.workloads.dqn import metrics as dqn_metrics
 from rlcore.workloads.dqn.config import DQNConfig
 
@@ -29,9 +29,9 @@ def test_the_pytorch_original_learns_the_static_board_and_reports_every_phase():
     result = torch_dqn.train(DQNConfig(exec_mode="pytorch", mode="static", epochs=300, eval_every=0, test_games=50,
                                        seed=0), reporter)
     assert result.win_rate >= 0.9 and result.games == 300
-    assert set(result.phase_seconds) == set(book.PHASES) and all(v > 0 for v in result.phase_seconds.values())
+    assert set(result.phase_seconds) == set(loop.PHASES) and all(v > 0 for v in result.phase_seconds.values())
     names = set().union(*(r.metrics for r in reporter.records))
-    assert {reporting.LOSS, dqn_metrics.ENV_STEPS_PER_S, dqn_metrics.WIN_RATE} | {f"time/{p}" for p in book.PHASES} \
+    assert {reporting.LOSS, dqn_metrics.ENV_STEPS_PER_S, dqn_metrics.WIN_RATE} | {f"time/{p}" for p in loop.PHASES} \
         <= names
 
 

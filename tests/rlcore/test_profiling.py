@@ -16,7 +16,7 @@ import tensorflow as tf
 
 from rlcore.contract.params import ConfigError
 from rlcore.tracking import profiling
-from rlcore.workloads.dqn import book_loop as dqn
+from rlcore.workloads.dqn import tf_styles as dqn
 from rlcore.workloads.dqn import turbo as dqn_turbo
 from rlcore.workloads.dqn.config import DQNConfig
 from rlcore.workloads.hjb import solver as hjb

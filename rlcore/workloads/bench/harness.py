@@ -253,7 +253,7 @@ def run(cfg: BenchConfig, reporter: Reporter | None = None) -> dict[str, Any]:
     from rlcore.tracking.machine import DeviceError, pin_device
 
     cells = plan(cfg)
-    bench = TrainingRun(reporter, kind="bench", unit="cells", total=len(cells), config=asdict(cfg))
+    bench = TrainingRun(reporter, kind="bench", unit="cells", total=len(cells), config=asdict(cfg), rate_key=None)
     results: list[dict[str, Any]] = []
     environments: dict[str, Any] = {}
     bench.start(None)

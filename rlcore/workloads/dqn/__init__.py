@@ -1,6 +1,7 @@
-"""The Gridworld DQN of *Deep Reinforcement Learning in Action*, ch. 3: the book's loop in four TensorFlow styles
-(``book_loop``), turbo (``turbo``), the PyTorch original (``torch_original``), the Gridworlds, the Q-network, the
-book's test and judge (``book``), its store upgrades (``upgrades``) and its bench patterns (``bench_patterns``).
+"""The Gridworld DQN of *Deep Reinforcement Learning in Action*, ch. 3: the book's loop (``loop``) in four TensorFlow
+styles (``tf_styles``) and as the PyTorch original (``torch_original``), turbo (``turbo``), the Gridworlds
+(``gridworld``, ``gridworld_tf``), the Q-network (``qnet``), the book's win-rate test and replays (``win_rate``),
+its judge (here), its store upgrades (``upgrades``) and its bench patterns (``bench_patterns``).
 
 Importing this package registers the workload and imports no framework: a train entry imports its framework when a
 run trains.
@@ -32,7 +33,7 @@ def framework(cfg: DQNConfig) -> str:
 def train(cfg: DQNConfig, reporter: Reporter) -> Outcome:
     # The one place that picks the DQN trainer: the book's loop in TensorFlow or in PyTorch (the original), or the
     # whole loop compiled (turbo).
-    from rlcore.workloads.dqn import book
+    from rlcore.workloads.dqn import win_rate
 
     if cfg.exec_mode == Style.PYTORCH:
         from rlcore.workloads.dqn.torch_original import train as original
@@ -41,12 +42,12 @@ def train(cfg: DQNConfig, reporter: Reporter) -> Outcome:
         model = {"model.pt": result.agent.model_bytes()}
     else:
         from rlcore.workloads.dqn import qnet
-        from rlcore.workloads.dqn.book_loop import train as book_loop
+        from rlcore.workloads.dqn.tf_styles import train as book_loop
         from rlcore.workloads.dqn.turbo import train as turbo
 
         result = (turbo if cfg.exec_mode == Style.TURBO else book_loop)(cfg, reporter)
         model = {"model.keras": qnet.model_bytes(result.agent.online)}
-    artifacts = model | {"replays.json": json.dumps(book.replays(result.agent.q_values, cfg)).encode()}
+    artifacts = model | {"replays.json": json.dumps(win_rate.replays(result.agent.q_values, cfg)).encode()}
     return Outcome(result.summary(), artifacts, result.stopped_early)
 
 

@@ -63,7 +63,7 @@ def build(suite: str, name: str, batch: int, width: int, seed: int, steps_per_ca
     (a training loop waits for it, so the timed call is work done)."""
     import numpy as np
 
-    from rlcore.workloads.dqn.book_loop import Agent, Batch
+    from rlcore.workloads.dqn.tf_styles import Agent, Batch
 
     rng = np.random.default_rng(seed)
     if suite == ACT:

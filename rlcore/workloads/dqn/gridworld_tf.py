@@ -1,7 +1,7 @@
 """The book's Gridworld as batched tensor functions over N games, for the in-graph (turbo) DQN.
 
 A board is four cell indices (row * 4 + col) in the book's piece order: player, goal, pit, wall; N boards
-are an (N, 4) int32 tensor. The rules are those of ``rlcore.gridworld`` (tested move by move against it
+are an (N, 4) int32 tensor. The rules are those of ``gridworld`` (tested move by move against it
 on every valid board). Start boards of every mode are drawn uniformly from that mode's valid boards, which
 is what the book's rejection sampling amounts to: the one static board, the 13 boards of player mode
 (the static pieces, the player on any free cell), or all 43,616 boards of random mode.

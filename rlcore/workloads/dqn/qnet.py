@@ -1,6 +1,6 @@
-"""The Keras Q-network both TensorFlow trainers build: the book's loop (``rlcore.dqn``) and the in-graph loop
-(``rlcore.dqn_turbo``), neither importing the other; saving and loading it. The test, the replays and the result,
-which need no TensorFlow, are in ``rlcore.book``.
+"""The Keras Q-network both TensorFlow trainers build: the book's loop in TensorFlow's styles (``tf_styles``) and
+the in-graph loop (``turbo``), neither importing the other; saving and loading it. The test and the replays, which
+need no TensorFlow, are in ``win_rate``; the loop and its result in ``loop``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from rlcore.workloads.dqn.book import N_ACTIONS, STATE_SIZE, QFunction
+from rlcore.workloads.dqn.win_rate import N_ACTIONS, STATE_SIZE, QFunction
 
 STATES = tf.TensorSpec((None, STATE_SIZE), tf.float32)
 

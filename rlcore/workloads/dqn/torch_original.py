@@ -5,7 +5,7 @@ It is the yardstick the seed's question measures a TensorFlow port against, not 
 ``nn.Sequential`` 64-150-100-4 network called on every move (exploring or not), a ``deque`` replay memory,
 ``random.sample``, ``torch.cat`` of the sampled states, the loss fetched with ``.item()`` every step, the target
 network refreshed with ``load_state_dict``. Only what this project measures is added: the phases' times, the
-reports, the book's win-rate test on the same game code (``book.train_book_loop``). ``threads`` sets PyTorch's
+reports, the book's win-rate test on the same game code (``loop.train_book_loop``). ``threads`` sets PyTorch's
 threads (0: its default).
 """
 
@@ -21,8 +21,9 @@ import torch
 
 from rlcore.contract.reporting import Reporter
 from rlcore.workloads.dqn import gridworld as gw
-from rlcore.workloads.dqn.book import N_ACTIONS, STATE_SIZE, TrainResult, train_book_loop
 from rlcore.workloads.dqn.config import DQNConfig
+from rlcore.workloads.dqn.loop import TrainResult, train_book_loop
+from rlcore.workloads.dqn.win_rate import N_ACTIONS, STATE_SIZE
 
 
 class TorchAgent:

@@ -1,6 +1,6 @@
 """Turbo: the Gridworld and the whole DQN loop in one compiled TensorFlow graph, many games at once.
 
-N games advance together as tensors (``rlcore.gridworld_tf``); each collected step picks ε-greedy actions
+N games advance together as tensors (``gridworld_tf``); each collected step picks ε-greedy actions
 for all of them, stores the N transitions in a replay ring held in ``tf.Variable``s, resets finished
 games, and runs K gradient updates on sampled batches, with the target network synced every S updates.
 A compiled call runs a chunk of such steps in a ``tf.while_loop``; the Reporter hears from us between
@@ -21,10 +21,11 @@ from rlcore.tracking.machine import check_device, xla_cache_dir, xla_cache_snaps
 from rlcore.tracking.run import TrainingRun
 from rlcore.workloads.dqn import gridworld as gw
 from rlcore.workloads.dqn import gridworld_tf as gtf
-from rlcore.workloads.dqn.book import N_ACTIONS, STATE_SIZE, TrainResult, book_test
 from rlcore.workloads.dqn.config import DQNConfig
+from rlcore.workloads.dqn.loop import TrainResult
 from rlcore.workloads.dqn.metrics import ENV_STEPS_PER_S, EPSILON, GAMES, WIN_RATE
 from rlcore.workloads.dqn.qnet import STATES, build_q_network, copy_weights
+from rlcore.workloads.dqn.win_rate import N_ACTIONS, STATE_SIZE, book_test
 
 PHASE_IN_GRAPH = "in-graph"
 PHASE_COMPILE = "compile"
@@ -206,7 +207,7 @@ def train(cfg: DQNConfig, reporter: Reporter | None = None) -> TurboResult:
         run = TrainingRun(
             reporter, kind="dqn", unit="ms", total=round(budget * 1000), config=asdict(cfg),
             rate_key=ENV_STEPS_PER_S, report_every=0.1, profile=cfg.profile,
-            profile_after=2,  # the calls after the one that compiles and the first timed one
+            profile_after=2, profile_counts_calls=True,  # calls after the one that compiles and the first timed one
             progress=lambda run: min(1.0, run.train_seconds / budget),
             every_record=lambda: {GAMES: float(agent.games), EPSILON: float(agent._epsilon()),
                                   PHASE_PREFIX + PHASE_COMPILE: run.compile_seconds,

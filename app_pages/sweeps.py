@@ -2,9 +2,8 @@
 
 import streamlit as st
 
-from ui import access, router, sweep_form, sweep_view
+from ui import access, sweep_form, sweep_view
 
-router.ensure()  # first: a page opened without the router hands the request to it
 store = access.store()
 st.title("Sweeps")
 if not sweep_view.show_from_url(store):

@@ -1,4 +1,5 @@
-"""The book's final chapter-3 DQN (replay memory + target network) in its four book-loop styles.
+"""The book's final chapter-3 DQN (replay memory + target network) in TensorFlow's four book-loop styles: the agent
+and how each style plays the book's loop (``loop.train_book_loop``).
 
 One train-step body serves every style; only how it is called changes (see ``config.Style``):
 ``naive`` keeps the seed's slow habits on purpose (``model.predict`` per move, eager step, a
@@ -18,9 +19,10 @@ import tensorflow as tf
 from rlcore.contract.reporting import Reporter
 from rlcore.tracking.machine import check_device, compile_fn
 from rlcore.workloads.dqn import gridworld as gw
-from rlcore.workloads.dqn.book import N_ACTIONS, STATE_SIZE, TrainResult, train_book_loop
 from rlcore.workloads.dqn.config import TF_BOOK_STYLES, TF_RUN, DQNConfig, Style
+from rlcore.workloads.dqn.loop import TrainResult, train_book_loop
 from rlcore.workloads.dqn.qnet import STATES, build_q_network, copy_weights
+from rlcore.workloads.dqn.win_rate import N_ACTIONS, STATE_SIZE
 
 # ---------------------------------------------------------------- replay memory
 

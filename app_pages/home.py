@@ -2,9 +2,8 @@
 
 import streamlit as st
 
-from ui import access, extras, router, runs_table
+from ui import access, extras, runs_table
 
-router.ensure()  # first: a page opened without the router hands the request to it
 st.title("TF Training Lab")
 st.markdown(
     "The lab grew from two questions people keep asking. **Why does my TensorFlow port of a small DQN train 40x "
@@ -21,7 +20,7 @@ runs = store.list_runs()
 if runs:
     st.subheader("Recent runs")
     runs_table.recent(runs)
-    st.page_link("pages/runs.py", label="All runs and comparisons", icon=":material/table_rows:")
+    st.page_link("app_pages/runs.py", label="All runs and comparisons", icon=":material/table_rows:")
 st.subheader("From the shell")
 st.caption("In the lab's folder, after `make run` or `make test` made its `.venv`:")
 st.code(
