@@ -104,7 +104,7 @@ FLOORS = (
     ("contract", ("rlcore.contract",)),
     ("tracking", ("rlcore.tracking",)),
     ("workloads", ("rlcore.workloads",)),
-    ("runs", ("rlcore.runs", "rlcore.search", "rlcore.export", "rlcore.passphrase")),
+    ("runs", ("rlcore.runs", "rlcore.search", "rlcore.export", "rlcore.passphrase", "rlcore.keras")),
     ("cli", ("rlcore.cli", "rlcore.__main__")),
     ("ui", ("ui",)),
     ("pages", ("app_pages", "app")),
@@ -159,9 +159,9 @@ def _names_to_keep_out() -> set[str]:
     """What generic code must not spell: each workload's kind, its styles and its metric keys (as its charts and
     titles declare them), and each bench suite's name."""
     from rlcore.contract import workloads
-    from rlcore.contract.reporting import LOSS, PHASE_PREFIX, STEPS_PER_S
+    from rlcore.contract.reporting import LOSS, PHASE_PREFIX, SAMPLES_PER_S, STEPS_PER_S
 
-    shared = {LOSS, PHASE_PREFIX, STEPS_PER_S, ""}  # the lab's own keys, which every workload may use
+    shared = {LOSS, PHASE_PREFIX, STEPS_PER_S, SAMPLES_PER_S, ""}  # the lab's own keys, every workload's
     names: set[str] = set()
     for w in workloads.all_workloads():
         names.add(w.kind)

@@ -157,6 +157,8 @@ class Workload:
     upgrades: Mapping[int, Callable[[dict[str, Any]], dict[str, Any]]] = field(default_factory=dict)
     # Runs of this kind are started by the user's own code (a script, rlcore.init), not from a form.
     from_code: bool = False
+    # Which code a run ran (path, sha256, git commit...), for its environment card; None: the lab's own code.
+    code: Callable[[Any], dict[str, Any]] | None = None
 
     def make_config(self, values: Mapping[str, Any], preset: str | None = None) -> Any:
         """A validated config from a preset plus plain values (JSON, URL text, CLI), or one ConfigError."""

@@ -64,7 +64,7 @@ class Heartbeat:
     """
 
     def __init__(self, store: Store, run_id: int, reporter: StoreReporter, every: float = HEARTBEAT_SECONDS,
-                 grace: float = CANCEL_GRACE_SECONDS) -> None:
+                 grace: float | None = CANCEL_GRACE_SECONDS) -> None:
         self.store, self.run_id, self.reporter, self.every, self.grace = store, run_id, reporter, every, grace
         self._stop = threading.Event()
         self._cancel_heard: float | None = None
@@ -84,7 +84,8 @@ class Heartbeat:
                 if self.store.heartbeat(self.run_id):
                     self.reporter.cancelled = True
                     self._cancel_heard = self._cancel_heard or time.monotonic()
-            if self._cancel_heard and time.monotonic() - self._cancel_heard > self.grace and not self._stop.is_set():
+            if (self.grace is not None and self._cancel_heard and time.monotonic() - self._cancel_heard > self.grace
+                    and not self._stop.is_set()):
                 with contextlib.suppress(StoreError):
                     self.store.finish(self.run_id, "cancelled", error=f"stopped: the training did not reach a "
                                       f"point where it can stop within {self.grace:g} s of the cancel")
@@ -110,7 +111,7 @@ def execute(store: Store, run_id: int, workload: Workload, cfg: Any, *, also: Re
     run was no longer queued (cancelled meanwhile)."""
     from rlcore.tracking.machine import card_for  # imports the run's framework, under the pinned device
 
-    card = card_for(workload.framework(cfg))
+    card = card_for(workload.framework(cfg)) | ({"code": workload.code(cfg)} if workload.code else {})
     if started:
         store.set_environment(run_id, card)
     elif not store.mark_running(run_id, os.getpid(), card):
@@ -128,6 +129,8 @@ def execute(store: Store, run_id: int, workload: Workload, cfg: Any, *, also: Re
         return Ended(status, summary, artifacts=outcome.artifacts)
     except DivergedError as e:
         return _end(store, reserve, run_id, reporter, "diverged", str(e))
+    except KeyboardInterrupt:  # Ctrl-C on a run in the foreground: it ends as cancelled, its numbers kept
+        return _end(store, reserve, run_id, reporter, "cancelled", "interrupted (Ctrl-C)")
     except StoreError as e:
         _traceback(log)
         return _end(store, reserve, run_id, reporter, "failed", str(e))

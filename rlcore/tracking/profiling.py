@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from rlcore.contract.text import seconds_text
+from rlcore.tracking.hooks import SPAN, Instruments
 from rlcore.tracking.machine import PROFILE_DIR_ENV  # where this process keeps a capture (CLI, worker, Ray task)
 
 STEP_MARKER = "train"  # the name of each captured step's marker on the timeline (TensorBoard's step markers)
@@ -68,6 +69,14 @@ class StepNumbers:
     device_busy_seconds: float = 0.0
     copy_seconds: float = 0.0  # host <-> device copies per step
     gpu: bool = False
+    # In the code's words, per step: the lab's spans (model.predict, fetches to Python, Keras's logs and callbacks)
+    # as {name: [count, seconds]}, eager ops outside them by type {type: [count, seconds launching them]}, the
+    # time waiting on a tf.data iterator, and each tf.function's calls {name: [count, seconds]}.
+    spans: dict[str, list[float]] = dataclasses.field(default_factory=dict)
+    eager_by_type: dict[str, list[float]] = dataclasses.field(default_factory=dict)
+    input_seconds: float = 0.0
+    functions: dict[str, list[float]] = dataclasses.field(default_factory=dict)
+    conversions: float = 0.0  # numpy (or Python values) turned into tensors, per step
 
 
 def read_capture(path: str | Path) -> StepNumbers:
@@ -120,10 +129,12 @@ def read_capture(path: str | Path) -> StepNumbers:
             elif _GRAPH_OP.match(e.name):
                 graph_ops += 1
                 compute += e.duration
+    conversions = 0
     for e in _top_level(python, inside):
         tf_time += e.duration
         if e.name in ("convert_to_tensor", "tf.constant"):
             conversion += e.duration
+            conversions += 1
     retraced = _retraces(python, inside)
     step_total = sum(end - start for start, end in windows)
     compute = min(compute, tf_time) if tf_time else compute
@@ -139,7 +150,10 @@ def read_capture(path: str | Path) -> StepNumbers:
     # The ops by self time: graph kernels from xprof's framework-op table (an XLA cluster there is one op, so its
     # fused ops are read from the raw events instead), eager kernels from the raw events (the table has none).
     top = _ranked(_merged(_framework_ops(path), eager_compute, xla_compute), steps)
+    spans, eager_by_type, input_seconds, functions = _in_the_code_s_words(python, inside, steps)
     return StepNumbers(
+        spans=spans, eager_by_type=eager_by_type, input_seconds=input_seconds, functions=functions,
+        conversions=conversions / steps,
         steps=steps, step_seconds=step_total / steps, ops=(eager_ops + graph_ops + xla_ops) / steps,
         eager_ops=eager_ops / steps, function_calls=function_calls / steps, graph_ops=graph_ops / steps,
         xla_ops=xla_ops / steps, retraces=sum(retraced.values()), retraced=tuple(retraced),
@@ -186,12 +200,52 @@ def _nested(events: list[_Event], name: str) -> Iterator[tuple[_Event, list[_Eve
 
 
 def _top_level(python: list[_Event], inside) -> Iterator[_Event]:
-    """The Python thread's outermost TensorFlow events inside the steps (the step markers themselves excluded)."""
+    """The Python thread's outermost TensorFlow events inside the steps (the step markers themselves excluded, and
+    the lab's own spans, which hold TensorFlow's events and Python alike)."""
     reach = float("-inf")
-    for e in sorted((e for e in python if e.name != STEP_MARKER and inside(e)), key=lambda e: (e.start, -e.duration)):
+    for e in sorted((e for e in python if e.name != STEP_MARKER and not e.name.startswith(SPAN) and inside(e)),
+                    key=lambda e: (e.start, -e.duration)):
         if e.start >= reach:
             reach = e.end
             yield e
+
+
+def _in_the_code_s_words(python: list[_Event], inside, steps: int) -> tuple[dict[str, list[float]], ...]:
+    """What the steps spent in the code's own terms, per step: the lab's spans (outermost ones: a fetch inside
+    model.predict is predict's), eager ops launched outside them by type, waits on a tf.data iterator outside them,
+    and the calls of each tf.function."""
+    spans: dict[str, list[float]] = {}
+    by_type: dict[str, list[float]] = {}
+    functions: dict[str, list[float]] = {}
+    waiting = 0.0
+    stack: list[_Event] = []
+    for e in sorted((e for e in python if inside(e) and e.name != STEP_MARKER), key=lambda e: (e.start, -e.duration)):
+        while stack and stack[-1].end <= e.start + 1e-12:
+            stack.pop()
+        in_span = any(h.name.startswith(SPAN) for h in stack)
+        if e.name.startswith(SPAN) and not in_span:
+            spans.setdefault(e.name, [0.0, 0.0])
+            spans[e.name][0] += 1
+            spans[e.name][1] += e.duration
+        elif not in_span and e.name.startswith("EagerLocalExecute: "):
+            call = next((h for h in reversed(stack) if h.name == "EagerExecute"), None)
+            if call is not None and call.stats.get("is_func") == "0":
+                entry = by_type.setdefault(e.name.removeprefix("EagerLocalExecute: "), [0.0, 0.0])
+                entry[0] += 1
+                entry[1] += call.duration
+        elif not in_span and e.name.startswith("IteratorGetNext") and not any(
+                h.name.startswith("IteratorGetNext") for h in stack):
+            waiting += e.duration
+        elif "tracing_count" in e.stats and not any("tracing_count" in h.stats for h in stack):
+            entry = functions.setdefault(e.name, [0.0, 0.0])
+            entry[0] += 1
+            entry[1] += e.duration
+        stack.append(e)
+    per = 1.0 / steps
+
+    def per_step(table: dict[str, list[float]]) -> dict[str, list[float]]:
+        return {k: [v[0] * per, v[1] * per] for k, v in sorted(table.items(), key=lambda kv: -kv[1][1])}
+    return per_step(spans), dict(list(per_step(by_type).items())[:12]), waiting * per, per_step(functions)
 
 
 def _retraces(python: list[_Event], inside) -> dict[str, int]:
@@ -312,6 +366,7 @@ class ProfileWindow:
         self.error: str | None = None
         self._t0 = 0.0
         self._trace: Any = None
+        self.instruments = Instruments()
 
     @property
     def active(self) -> bool:
@@ -376,6 +431,7 @@ class ProfileWindow:
                           "so this run has no profile; its numbers are unaffected.")
             return
         self.capturing = True
+        self.instruments.install()  # the code's own calls named on the timeline while it records
 
     def finish(self) -> None:
         """Stop the capture (when the loop ends before the window is full, too)."""
@@ -383,13 +439,14 @@ class ProfileWindow:
             return
         import tensorflow as tf
 
+        self.instruments.remove()
         with contextlib.suppress(Exception):
             tf.profiler.experimental.stop()
         self.capturing = False
         self.excluded_seconds += time.perf_counter() - self._t0
 
-    def profile(self, *, compile_seconds: float = 0.0, train_seconds: float = 0.0,
-                steps_per_marker: int = 1) -> dict[str, Any] | None:
+    def profile(self, *, compile_seconds: float = 0.0, train_seconds: float = 0.0, steps_per_marker: int = 1,
+                context: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
         """What the window found, as the run's summary keeps it (None when no profile was asked for)."""
         if not self.wanted:
             return None
@@ -405,15 +462,23 @@ class ProfileWindow:
         except Exception as e:  # a capture xprof cannot read: say so, keep the file
             return {"error": f"The capture could not be read ({type(e).__name__}: {str(e)[:200]}).",
                     "capture": str(captures[-1]), "wanted_steps": self.wanted}
+        retraces = {name: note.why for name, note in self.instruments.retraces.items()}
+        context = {"retraces": retraces, "compile_seconds": compile_seconds, "train_seconds": train_seconds} | dict(
+            context or {})
         return summary(numbers, captures[-1], self.logdir, wanted=self.wanted, compile_seconds=compile_seconds,
-                       train_seconds=train_seconds, steps_per_marker=steps_per_marker)
+                       train_seconds=train_seconds, steps_per_marker=steps_per_marker, context=context)
 
 
 def summary(numbers: StepNumbers, capture: Path, logdir: Path, *, wanted: int, compile_seconds: float = 0.0,
-            train_seconds: float = 0.0, steps_per_marker: int = 1) -> dict[str, Any]:
+            train_seconds: float = 0.0, steps_per_marker: int = 1,
+            context: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The profile as plain numbers for a run's summary and the CLI's JSON (per training step, K steps per
-    compiled call divided out)."""
+    compiled call divided out): TensorFlow's verdict and its sentence, then the findings in the code's words, their
+    headline, and what a GPU would at least add."""
+    from rlcore.tracking import findings
+
     verdict, sentence = judge(numbers, compile_seconds, train_seconds, steps_per_marker)
+    found = findings.explain(numbers, steps_per_marker=steps_per_marker, context=context)
     k = max(1, steps_per_marker)
     per_step = {"ops_per_step": numbers.ops / k, "eager_ops_per_step": numbers.eager_ops / k,
                 "function_calls_per_step": numbers.function_calls / k, "graph_ops_per_step": numbers.graph_ops / k,
@@ -426,7 +491,11 @@ def summary(numbers: StepNumbers, capture: Path, logdir: Path, *, wanted: int, c
             "steps": numbers.steps * k, "wanted_steps": wanted, "steps_per_marker": k, "gpu": numbers.gpu,
             "device_kernels_per_step": numbers.device_kernels / k, "copy_seconds": numbers.copy_seconds / k,
             "capture": str(capture), "logdir": str(logdir),
-            "open_with": f"xprof --logdir {logdir}  (or: tensorboard --logdir {logdir})"}
+            "open_with": f"xprof --logdir {logdir}  (or: tensorboard --logdir {logdir})",
+            "findings": found, "headline": findings.headline(found, numbers.step_seconds / k),
+            "gpu_estimate": findings.gpu_estimate(numbers, steps_per_marker=steps_per_marker),
+            "spans": numbers.spans, "eager_by_type": numbers.eager_by_type, "functions": numbers.functions,
+            "input_seconds": numbers.input_seconds / k}
 
 
 def capture_files(logdir: Path) -> dict[str, bytes]:

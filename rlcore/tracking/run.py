@@ -4,7 +4,8 @@ script's hooks all keep their books through one ``TrainingRun``.
 A loop keeps only its algorithm (as SB3's ``DQN.train`` does on ``OffPolicyAlgorithm``); the run owns the rest:
 
 - the clock: training seconds are the wall time since ``start`` less what is not training (``off_clock``: a test,
-  an evaluation), the profiled window, and steps that compile (``step(compiles=True)``: a first call that traces);
+  an evaluation; making records), the profiled window, and steps that compile (``step(compiles=True)``: a first
+  call that traces);
 - steps (``with run.step(units=n):``, or ``begin_step``/``end_step`` where a callback sees a step's two ends), and
   the speed: the timed steps over the training seconds;
 - phases (``with run.phase("act"):``): where the time of a step goes, charted as ``time/<phase>``;
@@ -100,6 +101,7 @@ class TrainingRun:
         self.compile_steps = 0  # of them, done inside steps that compiled (not timed)
         self.compile_seconds = 0.0
         self.off_clock_seconds = 0.0
+        self.reporting_seconds = 0.0  # time spent making records (the reporter's writes included)
         self.stopped = False
         self._progress = progress
         self._every_record = every_record
@@ -112,6 +114,7 @@ class TrainingRun:
         self._step_open = False
         self._paused_at: float | None = None
         self._last_step_end: float | None = None
+        self._compiled_before_start = 0.0  # compile time spent before the clock (re)started
         has_rows = hasattr(self.reporter, "add_rows")
         self._sampler: Any = (system_metrics.sampler(self._sampled, lambda: self.steps)
                               if sample_system and has_rows else system_metrics.NoSampler())
@@ -128,7 +131,8 @@ class TrainingRun:
             return 0.0
         now = self.clock()
         paused = now - self._paused_at if self._paused_at is not None else 0.0
-        return now - self._t0 - self.off_clock_seconds - paused - self.capture.excluded_seconds - self.compile_seconds
+        return (now - self._t0 - self.off_clock_seconds - self.reporting_seconds - paused
+                - self.capture.excluded_seconds - (self.compile_seconds - self._compiled_before_start))
 
     @property
     def timed_steps(self) -> int:
@@ -146,6 +150,19 @@ class TrainingRun:
             return self._progress(self)
         return min(1.0, self.steps / self.info.total) if self.info.total else 0.0
 
+    def restart_clock(self) -> None:
+        """Training starts now (code that does not say where its training begins: its first step): what came
+        before, the script's set-up and a first call that compiled, is no part of the training seconds."""
+        self._t0 = self.clock()
+        self.off_clock_seconds = self.reporting_seconds = 0.0
+        self._compiled_before_start = self.compile_seconds
+
+    def add_compiled_step(self, seconds: float, units: int = 1) -> None:
+        """A step that is known to have been one only after it ran (a first call that traced and compiled)."""
+        self.steps += units
+        self.compile_steps += units
+        self.compile_seconds += seconds
+
     def stop_clock(self, *, at_last_step: bool = False) -> float:
         """Training is over: the profiler stops if it still records, and the training seconds stay as they are
         (``at_last_step``: as they were when the last step ended: what a script does after training is not)."""
@@ -153,8 +170,8 @@ class TrainingRun:
         self.resume()
         if self._frozen is None:
             if at_last_step and self._last_step_end is not None and self._t0 is not None:
-                self._frozen = (self._last_step_end - self._t0 - self.off_clock_seconds
-                                - self.capture.excluded_seconds - self.compile_seconds)
+                self._frozen = (self._last_step_end - self._t0 - self.off_clock_seconds - self.reporting_seconds
+                                - self.capture.excluded_seconds - (self.compile_seconds - self._compiled_before_start))
             else:
                 self._frozen = self.train_seconds
         return self._frozen
@@ -277,6 +294,7 @@ class TrainingRun:
     def emit(self, metrics: Mapping[str, Any] | None = None, *, phase: str = "", step: int | None = None) -> bool:
         """A record now: the window's loss and speed, what was logged, ``metrics``, the phases; False when the
         reporter asks the run to stop."""
+        started = self.clock()
         seconds = self.train_seconds
         values = dict(self._every_record()) if self._every_record else {}
         values.update(self.window.close(self.timed_steps, seconds))
@@ -289,6 +307,8 @@ class TrainingRun:
         if not self.reporter.on_record(record):
             self.stopped = True
         self._last_report = self.clock()
+        if self._paused_at is None and self._frozen is None:
+            self.reporting_seconds += self._last_report - started  # making a record is bookkeeping, not training
         return not self.stopped
 
     def read_profile(self, **context: Any) -> dict[str, Any] | None:

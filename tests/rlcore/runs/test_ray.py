@@ -126,7 +126,8 @@ def test_a_gpu_run_on_a_cluster_without_a_gpu_says_why_it_waits_then_fails_clear
 
 def test_the_dashboard_can_restart_while_runs_go_on_and_its_view_catches_up(cluster, monkeypatch):
     _, _, store = cluster
-    submit = ("import sys; from rlcore.runs import executor; from rlcore.runs.store import Store; s = Store(); "
+    submit = ("import sys; from rlcore.runs import executor, service; from rlcore.runs.store import Store; "
+              "s = Store(); "
               f"i = service.create_run(s, 'dqn', {TINY | {'epochs': 40}!r}, executor='ray'); "
               "executor.submit(s, [i]); print(i)")
     env = os.environ | {"RLCORE_HOME": str(store.home), "TF_CPP_MIN_LOG_LEVEL": "2"}

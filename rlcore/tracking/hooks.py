@@ -1,0 +1,349 @@
+"""How the lab sees a person's own TensorFlow code without the code changing.
+
+Two kinds of hooks, each a small wrapper put on one method of TensorFlow or Keras and taken off again:
+
+- **Instruments**, while a profile window records (any run, the lab's own styles included): user-level calls are put
+  on TensorFlow's timeline as spans named ``rlcore:<what>`` (``model.predict``, a tensor fetched to Python: its
+  ``.numpy()``, ``float()``, ``int()``; Keras's per-batch log conversion and each callback), so the capture's reader
+  can say how much of a step each one took, in the code's own words. A ``tf.function`` call keeps the signature of
+  its arguments, so a retrace can be told apart: a Python number that took a new value, or a new shape.
+- **Steps**, for code that does not say where its steps are (a script run by ``rlcore profile``): an optimizer
+  update is a step (Keras 3's ``apply``/``apply_gradients`` called eagerly), and so is each call of a
+  ``tf.function`` whose trace applied gradients (the seed's ``training_step``); ``model.fit`` gets the lab's
+  callback. Steps run from one update (or call) to the next, so a step's time includes the Python around it.
+
+Nothing here imports TensorFlow until a hook is installed, which happens in a run's own process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+SPAN = "rlcore:"  # the prefix of every span the instruments put on the timeline
+PREDICT, SYNC, CALLBACK, LOGS = SPAN + "predict", SPAN + "sync", SPAN + "callback:", SPAN + "logs"
+
+
+@dataclass
+class _Patch:
+    owner: Any
+    name: str
+    original: Any
+
+
+class Patches:
+    """Wrappers put on methods of TensorFlow's and Keras's classes, each taken off by ``remove`` (in reverse)."""
+
+    def __init__(self) -> None:
+        self._patches: list[_Patch] = []
+
+    def wrap(self, owner: Any, name: str, make: Callable[[Any], Any]) -> None:
+        original = owner.__dict__[name] if name in owner.__dict__ else getattr(owner, name)
+        self._patches.append(_Patch(owner, name, original))
+        setattr(owner, name, make(original))
+
+    def remove(self) -> None:
+        for patch in reversed(self._patches):
+            setattr(patch.owner, patch.name, patch.original)
+        self._patches = []
+
+    def __bool__(self) -> bool:
+        return bool(self._patches)
+
+
+def _tf_function_class() -> type:
+    from tensorflow.python.eager.polymorphic_function import polymorphic_function
+
+    return polymorphic_function.Function
+
+
+def _eager_tensor_class() -> type:
+    from tensorflow.python.framework import ops
+
+    return ops._EagerTensorBase  # every fetch of an eager tensor's value goes through its _numpy
+
+
+# ---------------------------------------------------------------- instruments (a profile window)
+
+
+@dataclass
+class Signature:
+    """What a tf.function was called with, as its retrace cares: each argument a Python value, or a shape."""
+
+    parts: tuple[tuple[str, str], ...]  # (argument name, "python 3" or "shape (100, 1) float32")
+
+
+def signature(function: Any, args: tuple, kwargs: dict) -> Signature:
+    """Each argument of a call as tf.function tells its calls apart: a tensor by dtype and shape, a Python value by
+    its value (any new value traces again)."""
+    import inspect
+
+    try:
+        names = list(inspect.signature(function._python_function).parameters)
+    except (TypeError, ValueError, AttributeError):
+        names = []
+    bound = [(names[i] if i < len(names) else f"argument {i + 1}", a) for i, a in enumerate(args)]
+    bound += sorted(kwargs.items())
+    parts = []
+    for name, value in bound:
+        shape = getattr(value, "shape", None)
+        if shape is not None and hasattr(value, "dtype"):
+            parts.append((name, f"shape {tuple(shape)} {getattr(value.dtype, 'name', value.dtype)}"))
+        elif isinstance(value, bool | int | float | str) or value is None:
+            parts.append((name, f"python {value!r}"))
+        else:
+            parts.append((name, f"object {type(value).__name__}"))
+    return Signature(tuple(parts))
+
+
+def what_varied(before: Signature, after: Signature) -> str | None:
+    """Why a call traced again, in the code's words: "a Python number `epoch` (3, then 4)", "the shape of `x`
+    ((100, 1), then (101, 1))", or None when nothing visible changed."""
+    old = dict(before.parts)
+    for name, now in after.parts:
+        then = old.get(name)
+        if then is None or then == now:
+            continue
+        if now.startswith("python") and then.startswith("python"):
+            return (f"a Python value `{name}` ({then.removeprefix('python ')}, then {now.removeprefix('python ')}):"
+                    " every new value is a new graph")
+        if now.startswith("shape") and then.startswith("shape"):
+            return (f"the shape of `{name}` ({then.removeprefix('shape ')}, then {now.removeprefix('shape ')}): "
+                    "every new shape is a new graph")
+        return f"`{name}` ({then}, then {now})"
+    if len(after.parts) != len(before.parts):
+        return "the number of arguments"
+    return None
+
+
+@dataclass
+class Retrace:
+    function: str
+    count: int = 0
+    why: str | None = None
+
+
+class Instruments:
+    """The spans and notes a profile window records; ``install`` once TensorFlow's profiler runs, ``remove`` after.
+    ``retraces`` names each function traced again while installed and what varied."""
+
+    def __init__(self) -> None:
+        self.patches = Patches()
+        self.retraces: dict[str, Retrace] = {}
+        self._last: dict[int, Signature] = {}
+
+    def install(self) -> None:
+        if self.patches:
+            return
+        import tensorflow as tf
+
+        def span(name: str, original: Callable) -> Callable:
+            def wrapped(*args: Any, **kwargs: Any) -> Any:
+                with tf.profiler.experimental.Trace(name):
+                    return original(*args, **kwargs)
+            wrapped.__wrapped__ = original  # type: ignore[attr-defined]
+            return wrapped
+
+        with contextlib.suppress(ImportError):
+            import keras
+
+            self.patches.wrap(keras.Model, "predict", lambda original: span(PREDICT, original))
+            self._instrument_callbacks(tf)
+        self.patches.wrap(_eager_tensor_class(), "_numpy", lambda original: span(SYNC, original))
+        self.patches.wrap(_tf_function_class(), "__call__", self._noting_retraces)
+
+    def _instrument_callbacks(self, tf: Any) -> None:
+        from keras.src.callbacks.callback_list import CallbackList
+        from keras.src.utils import python_utils
+
+        def make(original: Callable) -> Callable:
+            def on_train_batch_end(self: Any, batch: Any, logs: Any = None) -> None:
+                with tf.profiler.experimental.Trace(LOGS):  # Keras fetches every batch's logs to Python
+                    logs = python_utils.pythonify_logs(logs)
+                for callback in self.callbacks:
+                    with tf.profiler.experimental.Trace(CALLBACK + type(callback).__name__):
+                        callback.on_train_batch_end(batch, logs=logs)
+            return on_train_batch_end
+
+        self.patches.wrap(CallbackList, "_on_train_batch_end", make)
+
+    def _noting_retraces(self, original: Callable) -> Callable:
+        instruments = self
+
+        def __call__(function: Any, *args: Any, **kwargs: Any) -> Any:
+            before = function.experimental_get_tracing_count()
+            result = original(function, *args, **kwargs)
+            now = signature(function, args, kwargs)
+            if function.experimental_get_tracing_count() > before and before > 0:
+                name = getattr(function, "_name", None) or getattr(function, "__name__", "a tf.function")
+                note = instruments.retraces.setdefault(name, Retrace(name))
+                note.count += 1
+                previous = instruments._last.get(id(function))
+                note.why = note.why or (what_varied(previous, now) if previous else None)
+            instruments._last[id(function)] = now
+            return result
+        return __call__
+
+    def remove(self) -> None:
+        self.patches.remove()
+
+
+# ---------------------------------------------------------------- steps of code that does not mark them
+
+
+class Cancelled(BaseException):
+    """Raised into a script at its next step when its run was cancelled: it ends the script as Ctrl-C would, and no
+    ``except Exception`` in the script catches it."""
+
+
+@dataclass
+class StepSource:
+    """What made the steps a run counted, for its summary: "optimizer updates", "calls of training_step",
+    "model.fit's batches", "run.step()"."""
+
+    kind: str = ""
+    functions: list[str] = field(default_factory=list)
+    batch_size: int | None = None
+    steps_per_execution: int | None = None
+    loss_from: str = ""  # where the charted loss came from ("what training_step returns", "Keras's logs")
+
+
+class AutoSteps:
+    """Finds the steps of code that does not mark them, and tells the run (a ``TrainingRun``): each optimizer update
+    run eagerly, or each call of a tf.function whose trace applied gradients, is a step boundary (a step runs from
+    one to the next); a scalar such a function returns is the step's loss. While ``model.fit`` runs, or once the
+    code marks its own steps (``run.step()``), it stands aside. Only the thread that installed it counts (a
+    data-loading thread's calls are not steps), and a forked child counts nothing."""
+
+    def __init__(self, run: Any, *, on_cancel: Callable[[], None] | None = None) -> None:
+        self.run = run
+        self.source = StepSource()
+        self.patches = Patches()
+        self.standing_aside = 0  # > 0 while model.fit runs or the code marks steps itself
+        self._marked: set[int] = set()  # tf.functions whose trace applied gradients
+        self._calls: list[Any] = []  # the tf.functions this thread is inside, outermost first
+        self._thread = threading.get_ident()
+        self._first = True
+        self._active = True
+        self._on_cancel = on_cancel
+        self._last_loss_ok = True
+
+    # ------------------------------------------------------------ installing
+
+    def install(self) -> None:
+        import os
+
+        import tensorflow as tf
+
+        self._tf = tf
+        self.patches.wrap(_tf_function_class(), "__call__", self._function_call)
+        with contextlib.suppress(ImportError):
+            from keras.src.optimizers.base_optimizer import BaseOptimizer
+
+            self.patches.wrap(BaseOptimizer, "apply", self._optimizer_apply)
+        os.register_at_fork(after_in_child=self._forked)
+
+    def remove(self) -> None:
+        self.patches.remove()
+
+    def _forked(self) -> None:
+        self._active = False  # a child process (a data loader) is no part of the run
+
+    @contextlib.contextmanager
+    def aside(self) -> Iterator[None]:
+        """Count nothing meanwhile (model.fit's callback counts its batches)."""
+        self.standing_aside += 1
+        try:
+            yield
+        finally:
+            self.standing_aside -= 1
+
+    def _counting(self) -> bool:
+        return self._active and not self.standing_aside and threading.get_ident() == self._thread
+
+    # ------------------------------------------------------------ the boundaries
+
+    def boundary(self, kind: str, function: str = "") -> None:
+        """A step ends here and the next begins (an update, or a training function's call)."""
+        if self.run.step_open:
+            self.run.end_step(compiles=self._first)
+            self._first = False
+            if self.run.stopped and self._on_cancel is not None:
+                self._on_cancel()
+        elif self.run.timed_steps == 0:
+            self.run.restart_clock()  # the code's training begins here: its set-up is no part of the speed
+        if not self.source.kind:
+            self.source.kind = kind
+        if function and function not in self.source.functions:
+            self.source.functions.append(function)
+        self.run.begin_step()
+
+    def close(self) -> None:
+        """The code ended: the step begun at its last update ends where the last update or call ended."""
+        if self.run.step_open:
+            self.run.end_step(compiles=self._first, report=False)
+
+    def _optimizer_apply(self, original: Callable) -> Callable:
+        steps = self
+
+        def apply(optimizer: Any, *args: Any, **kwargs: Any) -> Any:
+            if steps._counting():
+                if steps._tf.inside_function():
+                    if steps._calls:  # traced inside a tf.function: that function is a training step
+                        steps._marked.add(id(steps._calls[0]))
+                else:
+                    steps.boundary("optimizer updates")
+            return original(optimizer, *args, **kwargs)
+        return apply
+
+    def _function_call(self, original: Callable) -> Callable:
+        steps = self
+
+        def __call__(function: Any, *args: Any, **kwargs: Any) -> Any:
+            if not steps._counting() or steps._calls:  # nested calls belong to the outer one
+                steps._calls.append(function)
+                try:
+                    return original(function, *args, **kwargs)
+                finally:
+                    steps._calls.pop()
+            marked = id(function) in steps._marked
+            if marked:
+                steps.boundary("calls of a training function", _name(function))
+            steps._calls.append(function)
+            started = time.perf_counter()
+            try:
+                result = original(function, *args, **kwargs)
+            finally:
+                steps._calls.pop()
+            if not marked and id(function) in steps._marked:
+                # This very call traced the function and found it applies gradients: it was the first step,
+                # known only now; its time is compiling, not training.
+                steps.run.add_compiled_step(time.perf_counter() - started)
+                steps._first = False
+                steps.source.kind = steps.source.kind or "calls of a training function"
+                steps.source.functions.append(_name(function))
+            if id(function) in steps._marked:
+                steps._take_loss(result, _name(function))
+            return result
+        return __call__
+
+    def _take_loss(self, result: Any, name: str) -> None:
+        """A scalar the training function returns is its loss (a dict's scalars are logged by name)."""
+        values = result.items() if isinstance(result, dict) else [("loss", result)]
+        for key, value in values:
+            shape = getattr(value, "shape", None)
+            if shape is not None and len(shape) == 0 and getattr(getattr(value, "dtype", None), "is_floating", False):
+                if key == "loss":
+                    self.run.add_loss(value)
+                    self.source.loss_from = self.source.loss_from or f"the value {name}() returns"
+                else:
+                    self.run.log(**{key: value})
+
+
+def _name(function: Any) -> str:
+    return str(getattr(function, "_name", None) or getattr(function, "__name__", "a tf.function"))
+

@@ -1,0 +1,89 @@
+"""Your own TensorFlow code as a run of the lab: a script run unchanged (``rlcore profile train.py``), a loop that
+calls ``rlcore.init()``, or ``model.fit`` with the lab's Keras callback. Its steps are found by hooks (``session``),
+its speed and its profile read like any run's, and the findings name the lines to change.
+
+A run of your code is made by your code (the CLI, your script), never by a form: the dashboard's "Your code" page
+shows the ways in and runs a script again. Importing this package registers the workload and imports no framework.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from rlcore.contract.reporting import LOSS, PHASE_PREFIX, SAMPLES_PER_S, STEPS_PER_S
+from rlcore.contract.text import amount_text, seconds_text
+from rlcore.contract.workloads import Chart, Headline, Outcome, Reporter, Verdict, Workload, register
+from rlcore.workloads.script.config import ScriptConfig
+
+KIND = "script"
+
+
+def train(cfg: ScriptConfig, reporter: Reporter) -> Outcome:
+    """Run the script under the lab's hooks and say what it did; an exception or a non-zero exit fails the run
+    with its last line, Ctrl-C cancels it, a cancel from the lab stops it at its next step."""
+    from rlcore.tracking.hooks import Cancelled
+    from rlcore.workloads.script import runner
+    from rlcore.workloads.script.session import Session
+
+    script = runner.check(cfg.path)
+    session = Session(reporter, cfg).start()
+    failure: BaseException | None = None
+    stopped = False
+    try:
+        runner.run(script, cfg.argv, cfg.cwd or None)
+    except Cancelled:
+        stopped = True
+    except BaseException as e:  # the run's books are closed first, then it is raised again
+        failure = e
+    summary = session.finish(session.end())
+    if failure is not None:
+        raise failure
+    return Outcome(summary, {}, stopped or session.run.stopped)
+
+
+def judge(cfg: ScriptConfig, summary: dict[str, Any]) -> Verdict:
+    if not summary.get("steps"):
+        return Verdict("fail", "no steps", summary.get("no_steps") or "No training step was seen.")
+    source = (summary.get("step_source") or {}).get("kind") or "steps"
+    rate = amount_text(summary.get("steps_per_second") or 0.0, "steps/s")
+    samples = summary.get("samples_per_second")
+    text = (f"Your code: {summary['steps']:,} steps ({source}) at {rate}"
+            + (f", {amount_text(samples, 'samples/s')}" if samples else "")
+            + f" over {seconds_text(summary.get('train_seconds') or 0.0)} of training.")
+    profile = summary.get("profile") or {}
+    if profile.get("headline"):
+        text += f" Why: {profile['headline']}"
+    elif "sentence" in profile:
+        text += f" {profile['sentence']}"
+    else:
+        text += " Profile it (--steps N) to read why it is as fast as it is."
+    return Verdict("info", "tracked", text)
+
+
+def describe(cfg: ScriptConfig, summary: dict[str, Any]) -> str:
+    return judge(cfg, summary).text
+
+
+def code_card(cfg: ScriptConfig) -> dict[str, Any]:
+    from rlcore.workloads.script.code import card
+
+    return card(cfg.path, cfg.argv, cfg.cwd or os.getcwd())
+
+
+WORKLOAD = register(Workload(
+    kind=KIND, title="Your code",
+    description="Your own TensorFlow script, loop or model.fit, run under the lab: its steps found, its speed, "
+                "its profile, and why it is as fast as it is, in the words of your code.",
+    config=ScriptConfig, train=train, judge=judge, describe=describe, from_code=True, unit="steps",
+    icon=":material/code:",
+    headlines=(Headline("steps_per_second", "steps/s", "steps/s"),
+               Headline("samples_per_second", "samples/s", "samples/s"),
+               Headline("train_seconds", "training time", "s", "lower")),
+    charts=(Chart(LOSS, "loss", log_y=True, smooth=True, bar="loss"),
+            Chart(STEPS_PER_S, "steps per second", bar="steps/s"),
+            Chart(SAMPLES_PER_S, "samples per second"),
+            Chart("", "what your code logged", kind="auto"),
+            Chart(PHASE_PREFIX, "where the time goes", kind="phases")),
+    code=code_card,
+))

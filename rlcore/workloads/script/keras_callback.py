@@ -1,0 +1,92 @@
+"""The lab's Keras callback: ``model.fit`` reports through the lab's harness, with step markers xprof can read.
+
+Each batch is a step of the run, from one ``on_train_batch_begin`` to the next (so a step holds the batch's
+callbacks and Keras's fetching of its logs too); its logs are charted per batch (``loss``, ``accuracy``...), and
+the epoch's validation numbers once per epoch, off the training clock. In the profile window every step is wrapped
+in ``Trace("train", step_num=i, _r=1)``: the root marker xprof needs and Keras 3's own ``TensorBoard(profile_batch=)``
+does not write, so xprof's overview finds the steps. A profiler that already runs (the user's TensorBoard callback)
+is reported, never raised. With ``steps_per_execution=N`` Keras calls the hooks once per N batches: a step is then N
+batches.
+
+Used by ``model.fit`` under ``rlcore profile`` (added for you), or by you: ``model.fit(...,
+callbacks=[rlcore.keras.Callback(profile=50)])``; without a run of its own it starts one (``rlcore.init``) and ends
+it when ``fit`` returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import keras
+
+
+class LabCallback(keras.callbacks.Callback):
+    """``session``: the run's session (the lab's, under ``rlcore profile``); else ``start(name, profile, warmup)``
+    makes one when training begins (``rlcore.init``), and the callback finishes it when training ends."""
+
+    def __init__(self, profile: int = 0, warmup: int = 5, name: str = "", *, session: Any = None,
+                 start: Callable[..., Any] | None = None) -> None:
+        super().__init__()
+        self.profile, self.warmup, self.name = profile, warmup, name
+        self.session = session
+        self._start = start
+        self._owned: Any = None  # the user-facing run this callback started and so ends
+        self._first = True
+        self._units = 1
+
+    # ------------------------------------------------------------ where the run is
+
+    @property
+    def run(self) -> Any:
+        return self.session.run
+
+    def on_train_begin(self, logs: dict | None = None) -> None:
+        if self.session is None:
+            from rlcore.workloads.script import session as sessions
+
+            self.session = sessions.active()
+            if self.session is None and self._start is not None:
+                self._owned = self._start(name=self.name or self.model.name, profile=self.profile,
+                                          warmup=self.warmup)
+                self.session = sessions.active()
+        if self.session is None:
+            raise RuntimeError("the lab's callback has no run to report to: call rlcore.init() first, or use "
+                               "rlcore.keras.Callback, which starts one.")
+        spe = int(getattr(self.model, "steps_per_execution", 1) or 1)
+        self._units = spe
+        self.session.describe_keras(steps_per_execution=spe, jit_compile=getattr(self.model, "jit_compile", None))
+
+    # ------------------------------------------------------------ batches are steps
+
+    def on_train_batch_begin(self, batch: int, logs: dict | None = None) -> None:
+        run = self.run
+        if run.step_open:
+            run.end_step(self._units, compiles=self._first)
+            self._first = False
+            self.session.check_cancel()
+        elif run.timed_steps == 0:
+            run.restart_clock()  # fit's set-up before its first batch is no part of the speed
+        run.begin_step()
+
+    def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
+        if logs:  # Keras has already made them Python numbers (its own sync per batch); "loss" is the run's loss
+            self.run.log(**logs)
+
+    def on_test_begin(self, logs: dict | None = None) -> None:
+        self.run.pause()  # validation is not training
+
+    def on_test_end(self, logs: dict | None = None) -> None:
+        self.run.resume()
+
+    def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
+        validation = {k: v for k, v in (logs or {}).items() if k.startswith("val_")}
+        if validation:
+            self.run.emit(validation)
+
+    def on_train_end(self, logs: dict | None = None) -> None:
+        if self.run.step_open:
+            self.run.end_step(self._units, compiles=self._first, report=False)
+        if self._owned is not None:
+            self._owned.finish()
+            self._owned = None
