@@ -207,6 +207,9 @@ def _finished(store: Store, run: Run, metrics: pd.DataFrame, page_kind: str | No
                        help=watched if mark else None)
     if watched:
         st.caption(f":material/visibility: {watched}")
+    shared = (run.summary or {}).get("shared_machine")
+    if isinstance(shared, dict) and shared.get("sentence"):
+        st.warning(fmt.md(shared["sentence"], 400), icon=":material/group:")
     why.panel(store, run)
     why.machine(run, metrics)
     special = extras.of(run.kind).finished
@@ -253,7 +256,7 @@ def _files(store: Store, run: Run, metrics: pd.DataFrame) -> None:
 
 
 def _again(run: Run, workload: workloads.Workload, page_kind: str | None, store: Store) -> None:
-    if not access.is_operator():
+    if not access.is_operator() or workload.from_code:  # a run of your code is run again by its own view
         return
     why.profile_again(store, run)
     if page_kind != run.kind:

@@ -393,6 +393,14 @@ def profile_numbers(profile: Mapping[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
+def findings_table(found: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """A profile's findings as people read them: the cause, its time per step and share, the fix, the evidence."""
+    rows = [{"cause": f["cause"], "per step": fmt.seconds(f["seconds_per_step"]), "share": fmt.percent(f["share"]),
+             "the change to make": f["fix"], "seen": f.get("evidence", ""), "read more": f.get("guide", "")}
+            for f in found]
+    return pd.DataFrame(rows, columns=["cause", "per step", "share", "the change to make", "seen", "read more"])
+
+
 def top_ops_table(profile: Mapping[str, Any]) -> pd.DataFrame:
     rows = [{"op": op["name"], "self time per step": fmt.seconds(op["self_seconds_per_step"]),
              "share of the ops' time": fmt.percent(op["share"])} for op in profile.get("top_ops", [])]

@@ -27,7 +27,14 @@ def panel(store: Store, run: Run) -> None:
     if "error" in profile:
         st.info(fmt.md(profile["error"], 400), icon=":material/info:")
         return
-    st.info(fmt.md(profile["sentence"], 600), icon=":material/troubleshoot:")
+    found = profile.get("findings") or []
+    if found:
+        st.markdown("**In the code's words**, costliest first (time per step, its share of the step, the change "
+                    "to make):")
+        st.dataframe(views.findings_table(found), hide_index=True, width="stretch")
+        st.caption(fmt.md(f"TensorFlow's own reading: {profile['sentence']}", 600))
+    else:
+        st.info(fmt.md(profile["sentence"], 600), icon=":material/troubleshoot:")
     numbers = views.profile_numbers(profile)
     for box, (label, text) in zip(st.columns(len(numbers)), numbers, strict=True):
         box.metric(label, text)
@@ -38,6 +45,11 @@ def panel(store: Store, run: Run) -> None:
     left, right = st.columns([3, 2])
     left.plotly_chart(charts.step_time_chart({f"run {run.id}": profile}), key=f"step_time_{run.id}")
     right.dataframe(views.top_ops_table(profile), hide_index=True, width="stretch")
+    gpu = profile.get("gpu_estimate")
+    if isinstance(gpu, dict) and gpu.get("sentence"):
+        with st.expander("On a GPU" + ("" if gpu.get("measured") else " (an estimate: not measured here)")):
+            st.markdown(fmt.md(gpu["sentence"], 600))
+            st.caption("Where its numbers come from: " + "; ".join(gpu.get("sources", [])))
     _capture(store, run)
 
 

@@ -9,7 +9,7 @@ from rlcore.cli.common import fail
 from rlcore.cli.machine import run_cluster, run_devices, run_operator_hash
 from rlcore.cli.parser import build_parser
 from rlcore.cli.stored import run_runs, run_sweep, run_sweeps
-from rlcore.cli.train import run_workload
+from rlcore.cli.train import run_profile, run_workload
 from rlcore.contract import settings, workloads
 from rlcore.tracking.machine import quiet_native_logs
 
@@ -24,7 +24,7 @@ def main(argv: Sequence[str] | None = None, *, process: bool = False) -> int:
     args = build_parser().parse_args(argv)
     if process and not (getattr(args, "verbose", False) or settings.VERBOSE.text() == "1"):
         quiet_native_logs()  # before TensorFlow is imported: its C++ start-up lines are noise to a user
-    commands = {"devices": run_devices, "runs": run_runs, "sweep": run_sweep,
+    commands = {"devices": run_devices, "runs": run_runs, "sweep": run_sweep, "profile": run_profile,
                 "sweeps": run_sweeps, "cluster": run_cluster, "operator-hash": run_operator_hash}
     try:
         if args.command in commands:

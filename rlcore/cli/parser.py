@@ -14,10 +14,15 @@ from rlcore.runs import executor as executors
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="python -m rlcore", description="TF Training Lab: train and measure from the shell.")
+    parser = Parser(prog="rlcore", description="TF Training Lab: train and measure from the shell, your own code "
+                                               "included (rlcore profile train.py).")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    # The engines there are, even when RLCORE_EXECUTORS names one that cannot be imported: that is said in one
+    # sentence when a run is queued, never as a traceback while the flags are made.
+    engines = [name for name, _ in executors.EXECUTORS.items()]
+    forms = [w for w in workloads.all_workloads() if not w.from_code]
 
-    for workload in workloads.all_workloads():
+    for workload in forms:
         cmd = sub.add_parser(workload.kind, help=workload.title, description=workload.description)
         fields = {f.name for f in dataclasses.fields(workload.config)}
         if workload.presets and workload.preset_param not in fields:
@@ -33,10 +38,33 @@ def build_parser() -> argparse.ArgumentParser:
         out.add_argument("--detach", action="store_true",
                          help="queue the run for a background worker and print its id (default: run here)")
         out.add_argument("--label", default="", help="a name for the stored run (default: made from its settings)")
-        out.add_argument("--executor", choices=executors.names(), default=None,
+        out.add_argument("--executor", choices=engines, default=None,
                          help="with --detach: where the run executes (default: $RLCORE_EXECUTOR, else local)")
 
-    kinds = [w.kind for w in workloads.all_workloads()]
+    own = sub.add_parser(
+        "profile", help="run your own script under the lab: its steps, speed and why it is slow",
+        description="Runs SCRIPT as `python SCRIPT ARGS` would (its __main__, its argv, this folder as its working "
+                    "directory) and finds its training steps by itself: each optimizer update run eagerly, each call "
+                    "of a tf.function that applies gradients, each batch of model.fit (which gets the lab's "
+                    "callback). It records the speed, the loss where it is visible and the machine, and a profile "
+                    "of --steps steps after --warmup; the run is stored from its first step (the dashboard shows it "
+                    "live) and ends with why it is as fast as it is, in your code's words. The lab's flags come "
+                    "before the script, the script's own after it.",
+        epilog="example: rlcore profile --steps 20 --json out.json train.py --epochs 3")
+    own.add_argument("--steps", default="10", metavar="N",
+                     help="training steps to record with TensorFlow's profiler (0 = none; default: 10)")
+    own.add_argument("--warmup", default="10", metavar="W",
+                     help="training steps before the recorded ones: the first trace and compile (default: 10)")
+    own.add_argument("--name", default="", help="a name for the stored run (default: the script's file name)")
+    own.add_argument("--json", metavar="FILE", help="write the result as JSON here (default: none)")
+    own.add_argument("--detach", action="store_true",
+                     help="queue the run for a background worker (it runs the script as here) and print its id")
+    own.add_argument("--executor", choices=engines, default=None,
+                     help="with --detach: where the run executes (default: $RLCORE_EXECUTOR, else local)")
+    own.add_argument("script", help="your script")
+    own.add_argument("args", nargs=argparse.REMAINDER, help="its own arguments")
+
+    kinds = [w.kind for w in forms]
     sweep = sub.add_parser(
         "sweep", help="run a grid or random search over settings x seeds, and say which setting wins",
         description="A sweep is one workload, fixed values (--set), value lists whose product is the grid (--grid), "
@@ -57,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--seeds", default="", metavar="0,1,2", help="run every setting once per seed")
     sweep.add_argument("--sweep-seed", default="0", metavar="S", help="seed of the random draws (default: 0)")
     sweep.add_argument("--label", default="", help="a name for the sweep")
-    sweep.add_argument("--executor", choices=executors.names(), default=None,
+    sweep.add_argument("--executor", choices=engines, default=None,
                        help="where the members execute (default: $RLCORE_EXECUTOR, else local)")
     sweep.add_argument("--detach", action="store_true", help="queue the members and print the sweep's id")
     sweep.add_argument("--json", metavar="FILE", help="write the sweep and its results per setting as JSON here")
@@ -106,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     devices = sub.add_parser("devices", help="show the CPU, GPUs and TensorFlow version this machine offers")
     devices.add_argument("--json", action="store_true", help="print JSON instead of text (default: off)")
-    for name in (*kinds, "sweep", "devices", "cluster"):
+    for name in (*kinds, "profile", "sweep", "devices", "cluster"):
         sub.choices[name].add_argument("--verbose", action="store_true",
                                        help="show TensorFlow's own log lines on stderr (default: hidden)")
     return parser

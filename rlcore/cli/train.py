@@ -19,10 +19,11 @@ from rlcore.cli.common import (
 from rlcore.contract import workloads
 from rlcore.contract.params import LABEL_MAX, ConfigError, check_text, style_of
 from rlcore.contract.reporting import Record, RunInfo
-from rlcore.contract.text import amount_text, percent_text
+from rlcore.contract.text import amount_text, percent_text, seconds_text
 from rlcore.tracking.machine import DeviceError, check_device, prepare_process
 
 EXIT_FAILED = 1  # the run itself failed (its reason printed); bad input is EXIT_BAD_INPUT
+EXIT_CANCELLED = 130  # Ctrl-C, or a cancel from the dashboard, as a shell reports an interrupted command
 
 
 class TqdmReporter:
@@ -91,6 +92,25 @@ def run_workload(workload: workloads.Workload, args: argparse.Namespace) -> int:
                     outputs=outputs)
 
 
+def run_profile(args: argparse.Namespace) -> int:
+    """``rlcore profile [flags] SCRIPT [its args]``: the user's script, unchanged, as a run of the lab (of the
+    workload that runs code: ``Workload.from_code``)."""
+    workload = next((w for w in workloads.all_workloads() if w.from_code), None)
+    if workload is None:
+        return fail("This lab has no workload that runs your own code.")
+    values = {"path": args.script, "args": json.dumps(args.args), "cwd": os.getcwd(), "profile": args.steps,
+              "warmup": args.warmup, "name": args.name}
+    try:
+        cfg = workload.make_config(workload.prepare(values) if workload.prepare else values)
+        label = check_text(args.name, "--name", LABEL_MAX) or cfg.name
+        json_path = writable_path(args.json, "--json") if args.json is not None else None
+    except ConfigError as e:
+        return fail(str(e))
+    if args.detach:
+        return _detach(workload.kind, cfg, label, None, args.executor)
+    return run_here(workload, cfg, label=label, quiet=True, json_path=json_path)  # the script prints its own
+
+
 def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset: str | None = None,
              quiet: bool = False, json_path: Path | None = None, outputs: dict[Any, Path] | None = None) -> int:
     """Train a run in this process with a progress bar, stored like any other from its first step (so the dashboard
@@ -122,12 +142,16 @@ def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset:
     ended = worker.execute(store, run_id, workload, cfg, also=TqdmReporter(workload, enabled=not quiet),
                            started=True, log=store.run_dir(run_id) / worker.LOG_NAME)
     if ended is None or ended.summary is None:
+        status = ended.status if ended is not None else "cancelled"
         error = ended.error if ended is not None else "it was cancelled before it began"
-        print(f"error: run {run_id} {ended.status if ended else 'cancelled'}: {error}", file=sys.stderr)
+        print(f"error: run {run_id} {status}: {error} (its log: {store.run_dir(run_id) / worker.LOG_NAME})",
+              file=sys.stderr)
         if json_path:
-            write_result(json_path, json.dumps({"run_id": run_id, "status": ended.status if ended else "cancelled",
-                                          "error": error}, indent=2).encode(), "--json")
-        return EXIT_FAILED
+            run = store.get_run(run_id)
+            write_result(json_path, json.dumps({"run_id": run_id, "status": status, "error": error,
+                                                "environment": run.environment if run else None},
+                                               indent=2).encode(), "--json")
+        return EXIT_CANCELLED if status == "cancelled" else EXIT_FAILED
     summary = ended.summary
     verdict = workload.judge(cfg, summary)
     run = store.get_run(run_id)
@@ -140,15 +164,30 @@ def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset:
     if workload.describe:
         print(workload.describe(cfg, summary))
     print(verdict.text)
-    profile = summary.get("profile")
-    if profile:
-        print(f"Profile: {profile['sentence']}" if "sentence" in profile else f"No profile: {profile['error']}")
-        if "logdir" in profile:
-            print(f"  the capture: {profile['capture']}\n  open it with: {profile['open_with']}")
+    print_profile(summary.get("profile"))
     if summary.get("shared_machine"):
         print(summary["shared_machine"]["sentence"])
-    print(f"stored as run {run_id} in {store.path}: python -m rlcore runs show {run_id}")
-    return 0
+    print(f"stored as run {run_id} in {store.path}: rlcore runs show {run_id}")
+    return EXIT_CANCELLED if ended.status == "cancelled" else 0
+
+
+def print_profile(profile: dict[str, Any] | None) -> None:
+    """A profile on the terminal: the causes in the code's words (costliest first), TensorFlow's own reading, what
+    a GPU would add, where the capture is."""
+    if not profile:
+        return
+    if "sentence" not in profile:
+        print(f"No profile: {profile['error']}")
+        return
+    for i, f in enumerate(profile.get("findings") or [], start=1):
+        print(f"{i}. {f['cause']}: {seconds_text(f['seconds_per_step'])} per step ({percent_text(f['share'])}); "
+              f"{f['fix']}. [{f.get('evidence', '')}]")
+    print(f"TensorFlow's reading: {profile['sentence']}")
+    gpu = profile.get("gpu_estimate")
+    if gpu and gpu.get("sentence"):
+        print(gpu["sentence"])
+    if "logdir" in profile:
+        print(f"  the capture: {profile['capture']}\n  open it with: {profile['open_with']}")
 
 
 def _dest(flag: str) -> str:

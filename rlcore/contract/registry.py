@@ -17,8 +17,8 @@ import importlib.metadata
 import os
 import pkgutil
 import threading
-from collections.abc import Iterable
-from typing import Generic, TypeVar
+from collections.abc import Callable, Iterable
+from typing import Any, Generic, TypeVar
 
 from rlcore.contract.params import ConfigError
 
@@ -29,8 +29,9 @@ class Registry(Generic[T]):
     """Named parts of one kind. ``what`` names them in sentences ("kind", "executor")."""
 
     def __init__(self, what: str, *, group: str, env: str, builtin_package: str | None = None,
-                 builtin_modules: Iterable[str] = ()) -> None:
+                 builtin_modules: Iterable[str] = (), order: Callable[[T], Any] | None = None) -> None:
         self.what, self.group, self.env = what, group, env
+        self._order = order  # how parts are listed (a menu's order); by default as they registered
         self.builtin_package, self.builtin_modules = builtin_package, tuple(builtin_modules)
         self._parts: dict[str, T] = {}
         self._loaded = False
@@ -45,6 +46,8 @@ class Registry(Generic[T]):
 
     def register(self, name: str, part: T) -> T:
         self._parts[name] = part
+        if self._order is not None:
+            self._parts = dict(sorted(self._parts.items(), key=lambda item: self._order(item[1])))
         return part
 
     def _load(self) -> None:

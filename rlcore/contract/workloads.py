@@ -155,10 +155,15 @@ class Workload:
     # Upgrades of stored configs: the store's schema version that introduced each -> a function taking a stored
     # config (a dict) to today's form. The store runs them when it migrates, so no stored run loses its meaning.
     upgrades: Mapping[int, Callable[[dict[str, Any]], dict[str, Any]]] = field(default_factory=dict)
-    # Runs of this kind are started by the user's own code (a script, rlcore.init), not from a form.
+    # Runs of this kind are started by the user's own code (a script, rlcore.init), not from a form: ``rlcore
+    # profile SCRIPT ARGS`` makes one from the values path, args (a JSON list), cwd, profile, warmup and name.
     from_code: bool = False
+    # Checks and completes plain values before a run is stored (that a script exists and parses, its hash), with
+    # one ConfigError; None: the config's own checks are all.
+    prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     # Which code a run ran (path, sha256, git commit...), for its environment card; None: the lab's own code.
     code: Callable[[Any], dict[str, Any]] | None = None
+    order: int = 100  # its place in menus and lists (lower first); the same order: by kind
 
     def make_config(self, values: Mapping[str, Any], preset: str | None = None) -> Any:
         """A validated config from a preset plus plain values (JSON, URL text, CLI), or one ConfigError."""
@@ -205,7 +210,7 @@ COMMON_ARTIFACTS = (Artifact("profile/", "capture", "TensorFlow's profiler captu
 
 PLUGIN_ENV = settings.WORKLOADS.name  # more workload modules, comma-separated; worker processes inherit it
 WORKLOADS: Registry[Workload] = Registry("kind", group="rlcore.workloads", env=settings.WORKLOADS.name,
-                                         builtin_package="rlcore.workloads")
+                                         builtin_package="rlcore.workloads", order=lambda w: (w.order, w.kind))
 
 
 def register(workload: Workload) -> Workload:

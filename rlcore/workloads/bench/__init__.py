@@ -50,6 +50,7 @@ def describe(cfg: BenchConfig, summary: dict[str, Any]) -> str:
 PRESETS = {name: {"workload": name} | suite.defaults for name, suite in SUITES.items()}
 
 WORKLOAD = register(Workload(
+    order=30,
     kind="bench", title="Benchmark lab",
     description="Each TensorFlow pattern of a workload timed on its own over batch sizes, widths and devices: "
                 "the first call (trace and compile) apart, then repeats whose median and spread are reported.",

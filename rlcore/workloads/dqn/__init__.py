@@ -85,6 +85,7 @@ def describe(cfg: DQNConfig, summary: dict[str, Any]) -> str:
 
 
 WORKLOAD = register(Workload(
+    order=10,
     kind="dqn", title="Gridworld DQN",
     description="The chapter-3 DQN of 'Deep Reinforcement Learning in Action' (replay memory, target network, "
                 "the book's 1000-game win-rate test); defaults are the book's values.",

@@ -54,6 +54,7 @@ def describe(cfg: HJBConfig, summary: dict[str, Any]) -> str:
 
 
 WORKLOAD = register(Workload(
+    order=20,
     kind="hjb", title="HJB solver",
     description="The neoclassical growth model's HJB equation solved by the seed's small network.",
     config=HJBConfig, train=train, judge=judge, describe=describe,

@@ -22,11 +22,16 @@ KIND = "script"
 def train(cfg: ScriptConfig, reporter: Reporter) -> Outcome:
     """Run the script under the lab's hooks and say what it did; an exception or a non-zero exit fails the run
     with its last line, Ctrl-C cancels it, a cancel from the lab stops it at its next step."""
+    from rlcore.contract.params import ConfigError
     from rlcore.tracking.hooks import Cancelled
     from rlcore.workloads.script import runner
+    from rlcore.workloads.script.code import sha256
     from rlcore.workloads.script.session import Session
 
     script = runner.check(cfg.path)
+    if cfg.sha256 and sha256(script) != cfg.sha256:  # another file at the same path (a changed one, another node)
+        raise ConfigError(f"The script at {script} is not the one this run was made for (its content differs); run "
+                          "it again to take it as it is now.", "path")
     session = Session(reporter, cfg).start()
     failure: BaseException | None = None
     stopped = False
@@ -65,6 +70,16 @@ def describe(cfg: ScriptConfig, summary: dict[str, Any]) -> str:
     return judge(cfg, summary).text
 
 
+def prepare(values: dict[str, Any]) -> dict[str, Any]:
+    """A script that exists and parses, its path made absolute, its hash, and its name (the file's): one sentence
+    for each thing wrong, before any run is stored."""
+    from rlcore.workloads.script import code, runner
+
+    script = runner.check(str(values.get("path", "")))
+    return dict(values) | {"path": str(script.resolve()), "sha256": code.sha256(script),
+                           "name": values.get("name") or script.name}
+
+
 def code_card(cfg: ScriptConfig) -> dict[str, Any]:
     from rlcore.workloads.script.code import card
 
@@ -72,6 +87,7 @@ def code_card(cfg: ScriptConfig) -> dict[str, Any]:
 
 
 WORKLOAD = register(Workload(
+    order=40,
     kind=KIND, title="Your code",
     description="Your own TensorFlow script, loop or model.fit, run under the lab: its steps found, its speed, "
                 "its profile, and why it is as fast as it is, in the words of your code.",
@@ -85,5 +101,5 @@ WORKLOAD = register(Workload(
             Chart(SAMPLES_PER_S, "samples per second"),
             Chart("", "what your code logged", kind="auto"),
             Chart(PHASE_PREFIX, "where the time goes", kind="phases")),
-    code=code_card,
+    code=code_card, prepare=prepare,
 ))
