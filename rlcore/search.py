@@ -124,8 +124,11 @@ def parse_range(workload: workloads.Workload, name: str, text: str) -> tuple[str
     lo_text, _, hi_text = rest.partition(":")
     try:
         lo, hi = parse_float(lo_text, label_of(f)), parse_float(hi_text, label_of(f))
+        if not (math.isfinite(lo) and math.isfinite(hi)):  # 1e400 reads as infinity: no range holds it
+            raise ConfigError("not finite")
     except ConfigError:
-        raise ConfigError(f"{label_of(f)}'s range must be {scale}:LOW:HIGH, not {text[:40]!r}.", f.name) from None
+        raise ConfigError(f"{label_of(f)}'s range must be {scale}:LOW:HIGH with finite numbers, not "
+                          f"{text[:40]!r}.", f.name) from None
     if not lo < hi or (scale in ("log", "logint") and lo <= 0):
         log = " and LOW > 0 on a log scale" if "log" in scale else ""
         raise ConfigError(f"{label_of(f)}'s range needs LOW < HIGH{log}, not {text[:40]!r}.", f.name)
@@ -211,6 +214,9 @@ def members(workload: workloads.Workload, base: Mapping[str, Any], space: Space,
         raise ConfigError("This sweep would make no runs: give values, a range with draws, or seeds.", "count")
     if space.ranges and space.random < 1:
         raise ConfigError("Ranges need a number of random draws (at least 1).", "random")
+    if space.random and not space.ranges:
+        raise ConfigError(f"{space.random:,} random draws need a range to draw from (--range NAME=SCALE:LOW:HIGH, "
+                          "like lr=log:1e-4:1e-2); give one, or leave the draws out.", "random")
     if space.seeds and (SEED_FIELD in space.grid or SEED_FIELD in space.ranges):
         raise ConfigError("seed is both swept as a setting and listed as seeds; sweep seeds with the seeds list only.",
                           "seeds")

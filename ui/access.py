@@ -24,6 +24,7 @@ from typing import Any
 import streamlit as st
 
 from rlcore.contract import settings
+from rlcore.contract.params import DIGITS
 from rlcore.passphrase import verify
 from rlcore.runs.store import Store, StoreError
 
@@ -131,7 +132,9 @@ def token_valid(token: str | None, passphrase_hash_line: str | None, now: float)
     if not token or not passphrase_hash_line or token.count(".") != 1:
         return False
     expiry, mac = token.split(".")
-    if not expiry.isdigit() or int(expiry) < now or int(expiry) > now + SIGN_IN_HOURS * 3600 + 60:
+    # ASCII digits of a time (isdigit() also takes "²", which int() refuses; a thousand digits int() cannot read):
+    # any other spelling is no token, never an error.
+    if not DIGITS.fullmatch(expiry) or len(expiry) > 12 or not now <= int(expiry) <= now + SIGN_IN_HOURS * 3600 + 60:
         return False
     return hmac.compare_digest(mac, _token_mac(passphrase_hash_line, int(expiry)))
 

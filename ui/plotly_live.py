@@ -35,13 +35,25 @@ _PLOTLY_JS = components_v1.declare_component("rlcore_plotly_js", path=str(PACKAG
 STATIC = Path(__file__).resolve().parents[1] / "static"  # beside app.py: Streamlit serves it at app/static/
 
 
+def _same_content(a: Path, b: Path) -> bool:
+    """Whether two files hold the same bytes (by their SHA-256: a file of the right size but other content, a
+    script put in its place, is not the copy)."""
+    import hashlib
+
+    def digest(path: Path) -> str:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+
+    return a.stat().st_size == b.stat().st_size and digest(a) == digest(b)
+
+
 def _plotly_src() -> str:
     """Where pages load plotly.js from, relative (any base path the app is served under): the copy in ``static/``,
-    named by plotly's version so an upgrade is a new address, made here if missing; else the component route."""
+    named by plotly's version so an upgrade is a new address, made here if missing or not the installed file's
+    bytes; else the component route."""
     installed = PACKAGE_DATA / "plotly.min.js"
     copy = STATIC / f"plotly-{plotly.__version__}.min.js"
     try:
-        if not copy.exists() or copy.stat().st_size != installed.stat().st_size:
+        if not copy.exists() or not _same_content(copy, installed):
             STATIC.mkdir(exist_ok=True)
             part = copy.with_name(f".{copy.name}.{os.getpid()}")
             shutil.copy2(installed, part)  # its modification time too: the browser's heuristic freshness reads it
