@@ -1,16 +1,14 @@
 """The router: every page of the app and the sidebar, whichever path a visitor opens first.
 
 Every registered workload gets a page of its own at its kind's path (``/dqn``): its form generated from its config,
-or the page its dashboard views supply (``ui.extras.Extras.page``); no file per workload. The lab's other pages
-live in ``app_pages/``: a folder named ``pages/`` next to ``app.py`` would make a fresh Streamlit server treat it the
-old way (multipage v1: a first visit to ``/runs`` runs that file alone, without this router, and a workload's path,
-which has no file, is "not found") until some run calls ``st.navigation``. So every path is the router's.
+or the page its dashboard views supply (``ui.extras.Extras.page``); one file (``app_pages/workload.py``) serves
+every generated form. The pages live in ``app_pages/``: a folder named ``pages/`` next to ``app.py`` would make a
+fresh Streamlit server treat it the old way (multipage v1: a first visit to ``/runs`` runs that file alone, without
+this router, and a workload's path is "not found") until some run calls ``st.navigation``. Every path is the router's.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
@@ -28,15 +26,15 @@ ICON = Path(__file__).resolve().parents[1] / "assets" / "icon.png"
 STILL_PROGRESS = "<style>[data-testid='stProgress'] * { transition: none !important; }</style>"
 
 
-def _form_page(kind: str) -> Callable[[], None]:
-    """A workload's page: its form, or a run's view with ?run=ID."""
-    def page() -> None:
-        from ui import launch
+# One file is every workload's generated page: the router gives each its kind's path (Streamlit tells pages apart by
+# their paths) and says which kind was opened (``current_kind``).
+FORM_PAGE = "app_pages/workload.py"
+_OPENED = "_router_opened"  # session state: the path of the page this run of the script shows
 
-        launch.workload_page(kind)
 
-    page.__name__ = "page_" + re.sub(r"\W", "_", kind)  # Streamlit names a page by its callable
-    return page
+def current_kind() -> str:
+    """The kind of the workload whose page is being shown."""
+    return st.session_state[_OPENED]
 
 
 def workload_pages() -> dict[str, st.Page]:
@@ -46,7 +44,7 @@ def workload_pages() -> dict[str, st.Page]:
     for w in workloads.all_workloads():
         own = extras.of(w.kind).page
         if own is not None or not w.from_code:
-            pages[w.kind] = st.Page(own or _form_page(w.kind), title=w.title, icon=w.icon, url_path=w.kind)
+            pages[w.kind] = st.Page(own or FORM_PAGE, title=w.title, icon=w.icon, url_path=w.kind)
     return pages
 
 
@@ -83,6 +81,7 @@ def run() -> None:
     st.html(STILL_PROGRESS)  # style only: Streamlit gives it no room on the page
     page = st.navigation(pages())
     forms.forget_other_pages(page.url_path)
+    st.session_state[_OPENED] = page.url_path
     sidebar.render()
     try:
         page.run()

@@ -395,7 +395,8 @@ def profile_numbers(profile: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 def findings_table(found: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     """A profile's findings as people read them: the cause, its time per step and share, the fix, the evidence."""
-    rows = [{"cause": f["cause"], "per step": fmt.seconds(f["seconds_per_step"]), "share": fmt.percent(f["share"]),
+    rows = [{"cause": f["cause"], "per step": fmt.seconds(f["seconds_per_step"]),
+             "share": fmt.percent(f["share"]) + (" of the run" if f.get("category") == "compile-bound" else ""),
              "the change to make": f["fix"], "seen": f.get("evidence", ""), "read more": f.get("guide", "")}
             for f in found]
     return pd.DataFrame(rows, columns=["cause", "per step", "share", "the change to make", "seen", "read more"])

@@ -32,7 +32,7 @@ def panel(store: Store, run: Run) -> None:
         st.markdown("**In the code's words**, costliest first (time per step, its share of the step, the change "
                     "to make):")
         st.dataframe(views.findings_table(found), hide_index=True, width="stretch")
-        st.caption(fmt.md(f"TensorFlow's own reading: {profile['sentence']}", 600))
+        st.caption(fmt.md(f"TensorFlow's own reading: {profile.get('tf_reading') or profile['sentence']}", 600))
     else:
         st.info(fmt.md(profile["sentence"], 600), icon=":material/troubleshoot:")
     numbers = views.profile_numbers(profile)

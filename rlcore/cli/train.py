@@ -98,7 +98,7 @@ def run_profile(args: argparse.Namespace) -> int:
     workload = next((w for w in workloads.all_workloads() if w.from_code), None)
     if workload is None:
         return fail("This lab has no workload that runs your own code.")
-    values = {"path": args.script, "args": json.dumps(args.args), "cwd": os.getcwd(), "profile": args.steps,
+    values = {"path": args.program, "args": json.dumps(args.args), "cwd": os.getcwd(), "profile": args.steps,
               "warmup": args.warmup, "name": args.name}
     try:
         cfg = workload.make_config(workload.prepare(values) if workload.prepare else values)
@@ -180,9 +180,10 @@ def print_profile(profile: dict[str, Any] | None) -> None:
         print(f"No profile: {profile['error']}")
         return
     for i, f in enumerate(profile.get("findings") or [], start=1):
-        print(f"{i}. {f['cause']}: {seconds_text(f['seconds_per_step'])} per step ({percent_text(f['share'])}); "
+        of = " of the run" if f.get("category") == "compile-bound" else " of the step"
+        print(f"{i}. {f['cause']}: {seconds_text(f['seconds_per_step'])} per step ({percent_text(f['share'])}{of}); "
               f"{f['fix']}. [{f.get('evidence', '')}]")
-    print(f"TensorFlow's reading: {profile['sentence']}")
+    print(f"TensorFlow's reading: {profile.get('tf_reading') or profile['sentence']}")
     gpu = profile.get("gpu_estimate")
     if gpu and gpu.get("sentence"):
         print(gpu["sentence"])

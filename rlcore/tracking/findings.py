@@ -17,12 +17,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from rlcore.contract.text import percent_text, seconds_text
-from rlcore.tracking.hooks import CALLBACK, LOGS, PREDICT, SYNC
+from rlcore.tracking.hooks import CALLBACK, INDEX, LOGS, PREDICT, SYNC
 
 MIN_SHARE = 0.10  # of the step
 MIN_SECONDS = 50e-6  # per step
 LAUNCHED = 20  # eager ops per step from which launching them one by one is a cause
-INDEXING_OPS = ("StridedSlice", "GatherV2", "Slice", "Pack", "ResourceGather")
+INDEXED = 8  # eager tensor[i] per step from which indexing in a Python loop is a cause
+# The ops a Python list of indexed values brings after it: the list made one tensor, and the slices' gradients.
+INDEX_FOLLOWERS = ("Pack", "StridedSliceGrad", "Unpack")
+# Named whatever they cost: the user asked for each (a cheap one on this CPU is not cheap on a GPU).
+ALWAYS_NAMED = ("model.predict", "retracing", "compiling", "fetching tensors")
 OWN_CALLBACK = "LabCallback"  # the lab's Keras callback is not one of the user's slow callbacks
 
 GUIDES = {
@@ -43,19 +47,31 @@ def _t(seconds: float) -> str:
     return seconds_text(seconds)
 
 
+# A cause's verdict (profiling.CATEGORIES), by the start of its name.
+CATEGORY = (("model.predict", "predict-bound"), ("indexing", "indexing"), ("ops launched", "launch-bound"),
+            ("fetching", "sync-bound"), ("Keras's work", "keras-overhead"), ("the callback", "callback-bound"),
+            ("waiting for the input", "input-bound"), ("retracing", "retracing"), ("numpy arrays", "conversion"),
+            ("Python between", "python-bound"), ("setting up", "dispatch-bound"), ("compiling", "compile-bound"),
+            ("the arithmetic", "compute-bound"))
+
+
 def finding(cause: str, seconds: float, step: float, fix: str, guide: str, evidence: str) -> dict[str, Any]:
-    return {"cause": cause, "seconds_per_step": seconds, "share": seconds / step if step else 0.0, "fix": fix,
-            "guide": GUIDES[guide], "evidence": evidence}
+    category = next(c for start, c in CATEGORY if cause.startswith(start))
+    return {"cause": cause, "category": category, "seconds_per_step": seconds,
+            "share": seconds / step if step else 0.0, "fix": fix, "guide": GUIDES[guide], "evidence": evidence}
 
 
 def explain(n: Any, *, steps_per_marker: int = 1, context: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-    """The causes of a step's time, costliest first (per training step: K steps per call divided out)."""
+    """The causes of a step's time, costliest first (per training step: K steps per call divided out). The parts
+    do not overlap: the spans hold what ran inside them, the eager ops and the Python between them are what is left
+    outside the spans, the functions and the input waits; the arithmetic is what no other cause holds."""
     context = context or {}
     k = max(1, steps_per_marker)
     step = n.step_seconds / k
     found: list[dict[str, Any]] = []
     spans = {name: (count / k, seconds / k) for name, (count, seconds) in n.spans.items()}
-    by_type = {name: (count / k, seconds / k) for name, (count, seconds) in n.eager_by_type.items()}
+    by_type = {name: tuple(x / k for x in v) + (0.0,) * (3 - len(v)) for name, v in n.eager_by_type.items()}
+    functions_seconds = sum(seconds for _, seconds in n.functions.values()) / k
 
     calls, seconds = spans.get(PREDICT, (0.0, 0.0))
     if calls:
@@ -65,42 +81,19 @@ def explain(n: Any, *, steps_per_marker: int = 1, context: Mapping[str, Any] | N
             "data pipeline, runs callbacks and converts to numpy on every call", "predict",
             f"{calls:,.1f} model.predict call{'s' if calls != 1 else ''} per step, {_t(seconds / calls)} each"))
 
-    indexing = [(op, *by_type[op]) for op in INDEXING_OPS if op in by_type]
-    index_count = sum(c for _, c, _ in indexing)
-    index_seconds = sum(s for _, _, s in indexing)
-    if index_count >= LAUNCHED:
-        names = ", ".join(f"{c:,.0f} {op}" for op, c, _ in sorted(indexing, key=lambda x: -x[1]))
+    indexed, index_seconds = spans.get(INDEX, (0.0, 0.0))
+    followers = [(op, *by_type[op]) for op in INDEX_FOLLOWERS if op in by_type]
+    follower_count = sum(c for _, c, _, _ in followers)
+    follower_seconds = sum(s for _, _, s, _ in followers)
+    if indexed >= INDEXED:
+        also = ", ".join(f"{c:,.0f} {op}" for op, c, _, _ in sorted(followers, key=lambda x: -x[1]))
         found.append(finding(
-            "indexing a tensor in a Python loop", index_seconds, step,
+            "indexing a tensor in a Python loop", index_seconds + follower_seconds, step,
             "take the values in one op: tf.gather(q, actions, batch_dims=1) instead of [q[i][a[i]] for i in ...]",
-            "gather", f"{names} per step, each launched from Python"))
-
-    other_count = sum(c for op, (c, _) in by_type.items() if op not in INDEXING_OPS)
-    other_seconds = sum(s for op, (_, s) in by_type.items() if op not in INDEXING_OPS)
-    if other_count >= LAUNCHED:
-        found.append(finding(
-            "ops launched one by one (no tf.function)", other_seconds, step,
-            "decorate the training step with @tf.function: its ops then run as one graph, launched once",
-            "function", f"{other_count:,.0f} ops per step run eagerly, {_t(other_seconds / other_count)} each to "
-                        "launch"))
-
-    retraced = context.get("retraces") or {}
-    if n.retraces:
-        why = "; ".join(f"{name}: {note}" for name, note in retraced.items() if note) or \
-            "a Python number or a new shape among its arguments"
-        names = ", ".join(sorted(n.retraced))[:120]
-        cost = sum(s for name, (_, s) in n.functions.items() if name in n.retraced) / k
-        found.append(finding(
-            f"retracing {names}", cost, step,
-            "pass tensors (tf.constant) instead of Python numbers, or give the function an input_signature; "
-            "define it once, outside the loop", "retracing",
-            f"traced again {n.retraces:,} times in {n.steps:,} steps ({why})"))
-
-    if n.conversion_seconds / k >= MIN_SECONDS:
-        found.append(finding(
-            "numpy arrays turned into tensors every step", n.conversion_seconds / k, step,
-            "make the data tensors once (tf.data, or tf.constant outside the loop) and keep it on the device",
-            "data", "convert_to_tensor on the Python thread inside every step"))
+            "gather", f"{indexed:,.0f} tensor[i] per step, each a StridedSlice and its constants launched from "
+                      f"Python ({_t(index_seconds / indexed)} each)" + (f"; then {also}" if also else "")))
+    else:
+        follower_count = follower_seconds = 0.0
 
     syncs, sync_seconds = spans.get(SYNC, (0.0, 0.0))
     if syncs:
@@ -108,7 +101,8 @@ def explain(n: Any, *, steps_per_marker: int = 1, context: Mapping[str, Any] | N
             "fetching tensors to Python every step", sync_seconds, step,
             "keep values as tensors and fetch them every N steps (.numpy(), float() and print wait for the "
             "work before them, and on a GPU copy to the host)", "gpu",
-            f"{syncs:,.1f} fetch{'es' if syncs != 1 else ''} per step (.numpy(), float(), int())"))
+            f"{syncs:,.1f} fetch{'es' if syncs != 1 else ''} per step (.numpy(), float(), int(), a list of tensors "
+            f"made a tensor); {_t(sync_seconds / syncs)} each on this machine, and each one a wait on a GPU"))
 
     logs = spans.get(LOGS, (0.0, 0.0))
     spe = context.get("steps_per_execution")
@@ -128,21 +122,56 @@ def explain(n: Any, *, steps_per_marker: int = 1, context: Mapping[str, Any] | N
                              f"make {name}.on_train_batch_end cheaper, or run it every N batches", "profiler",
                              f"{_t(seconds)} per batch in {name}.on_train_batch_end"))
 
-    if n.input_seconds / k >= MIN_SECONDS:
+    waiting = n.input_seconds / k
+    if waiting >= MIN_SECONDS:
         found.append(finding(
-            "waiting for the input pipeline", n.input_seconds / k, step,
+            "waiting for the input pipeline", waiting, step,
             "dataset.prefetch(tf.data.AUTOTUNE), map(..., num_parallel_calls=tf.data.AUTOTUNE), cache() a small "
             "dataset", "data", "IteratorGetNext waits inside the step"))
 
-    # Python between TensorFlow's calls, less what the spans above hold (Keras's own Python inside predict).
-    python = max(0.0, n.python_seconds / k - sum(seconds for _, seconds in spans.values()))
-    if python >= MIN_SECONDS and python > 0.3 * step:
+    retraced = context.get("retraces") or {}
+    if n.retraces:
+        why = "; ".join(f"{name}: {note}" for name, note in retraced.items() if note) or \
+            "a Python number or a new shape among its arguments"
+        names = ", ".join(sorted(n.retraced))[:120]
+        cost = sum(s for name, (_, s) in n.functions.items() if name in n.retraced) / k
         found.append(finding(
-            "Python between TensorFlow calls", python, step,
-            "move the per-step Python (data preparation, bookkeeping) into the tf.function or a tf.data pipeline",
-            "function", "time on the Python thread outside TensorFlow's calls"))
+            f"retracing {names}", cost, step,
+            "pass tensors (tf.constant) instead of Python numbers, or give the function an input_signature; "
+            "define it once, outside the loop", "retracing",
+            f"traced again {n.retraces:,} times in {n.steps:,} steps ({why})"))
 
-    if not logs[0] and n.function_calls / k > 0 and n.dispatch_seconds > n.compute_seconds and not by_type:
+    converting = n.conversion_seconds / k
+    if converting >= MIN_SECONDS:
+        found.append(finding(
+            "numpy arrays turned into tensors every step", converting, step,
+            "make the data tensors once (tf.data, or tf.constant outside the loop) and keep it on the device",
+            "data", f"{n.conversions / k:,.0f} convert_to_tensor per step on the Python thread"))
+
+    # Outside every span, function and wait: the eager ops and the Python between them.
+    eager = [(op, c, s, kernel) for op, (c, s, kernel) in by_type.items() if op not in INDEX_FOLLOWERS
+             or not follower_count]
+    eager_count = sum(c for _, c, _, _ in eager)
+    eager_kernels = sum(kernel for *_, kernel in eager)
+    eager_launching = sum(s for _, _, s, _ in eager)
+    rest = max(0.0, step - sum(s for name, (_, s) in spans.items()) - functions_seconds - waiting - converting
+               - follower_seconds)
+    if eager_count >= LAUNCHED:
+        found.append(finding(
+            "ops launched one by one (no tf.function)", max(0.0, rest - eager_kernels), step,
+            "decorate the training step with @tf.function: its ops then run as one graph, launched once",
+            "function", f"{eager_count:,.0f} ops per step run eagerly: launching them took "
+                        f"{_t(eager_launching - eager_kernels)} in TensorFlow, and the Python between them "
+                        f"{_t(max(0.0, rest - eager_launching))}"))
+    else:
+        python = max(0.0, rest - eager_launching)
+        if python >= MIN_SECONDS and python > 0.3 * step:
+            found.append(finding(
+                "Python between TensorFlow calls", python, step,
+                "move the per-step Python (data preparation, bookkeeping) into the tf.function or a tf.data pipeline",
+                "function", "time on the Python thread outside TensorFlow's calls"))
+
+    if not logs[0] and n.function_calls / k > 0 and n.dispatch_seconds > n.compute_seconds and eager_count < LAUNCHED:
         calls = n.function_calls / k
         found.append(finding(
             "setting up a function call every step", n.dispatch_seconds / k, step,
@@ -152,14 +181,19 @@ def explain(n: Any, *, steps_per_marker: int = 1, context: Mapping[str, Any] | N
 
     compile_seconds, train_seconds = context.get("compile_seconds", 0.0), context.get("train_seconds", 0.0)
     if compile_seconds and train_seconds and compile_seconds > train_seconds:
-        found.append(finding(
+        once = finding(
             "compiling", compile_seconds / max(1, context.get("steps", 1)), step,
             "a longer run pays it back; XLA's persistent cache keeps a compile for the next run", "compile",
-            f"tracing and compiling took {_t(compile_seconds)}, more than the {_t(train_seconds)} of training"))
+            f"tracing and compiling took {_t(compile_seconds)} once, more than the {_t(train_seconds)} of training "
+            "it served (per step: spread over the run's steps)")
+        once["share"] = compile_seconds / (compile_seconds + train_seconds)  # of the run, not of a step
+        found.append(once)
 
     found = [f for f in found if (f["seconds_per_step"] >= MIN_SECONDS and f["share"] >= MIN_SHARE)
-             or f["cause"].startswith(("model.predict", "retracing", "compiling"))]
-    compute = n.compute_seconds / k
+             or f["cause"].startswith(ALWAYS_NAMED)]
+    # The arithmetic is what the causes above leave of the step, at most the kernels' own time.
+    compute = min(n.compute_seconds / k, max(0.0, step - sum(f["seconds_per_step"] for f in found
+                                                             if not f["cause"].startswith("compiling"))))
     if not found or compute > 0.5 * step:
         found.append(finding(
             "the arithmetic itself", compute, step,
@@ -175,7 +209,8 @@ def headline(found: list[dict[str, Any]], step_seconds: float) -> str:
     if not found:
         return ""
     parts = [f"{f['cause']}: {_t(f['seconds_per_step'])} of each {_t(step_seconds)} step "
-             f"({percent_text(f['share'])})" for f in found[:3]]
+             f"({percent_text(f['share'])})" if f["category"] != "compile-bound" else
+             f"compiling: {percent_text(f['share'])} of the run's time" for f in found[:3]]
     return "; ".join(parts) + f". The change to make first: {found[0]['fix']}."
 
 

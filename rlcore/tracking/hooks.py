@@ -3,8 +3,9 @@
 Two kinds of hooks, each a small wrapper put on one method of TensorFlow or Keras and taken off again:
 
 - **Instruments**, while a profile window records (any run, the lab's own styles included): user-level calls are put
-  on TensorFlow's timeline as spans named ``rlcore:<what>`` (``model.predict``, a tensor fetched to Python: its
-  ``.numpy()``, ``float()``, ``int()``; Keras's per-batch log conversion and each callback), so the capture's reader
+  on TensorFlow's timeline as spans named ``rlcore:<what>`` (``model.predict``, a tensor indexed eagerly
+  (``q[i]``), a tensor fetched to Python: its ``.numpy()``, ``float()``, ``int()``; Keras's per-batch log
+  conversion and each callback), so the capture's reader
   can say how much of a step each one took, in the code's own words. A ``tf.function`` call keeps the signature of
   its arguments, so a retrace can be told apart: a Python number that took a new value, or a new shape.
 - **Steps**, for code that does not say where its steps are (a script run by ``rlcore profile``): an optimizer
@@ -26,6 +27,7 @@ from typing import Any
 
 SPAN = "rlcore:"  # the prefix of every span the instruments put on the timeline
 PREDICT, SYNC, CALLBACK, LOGS = SPAN + "predict", SPAN + "sync", SPAN + "callback:", SPAN + "logs"
+INDEX = SPAN + "index"  # tensor[i] run eagerly: a slice launched from Python
 
 
 @dataclass
@@ -59,6 +61,12 @@ def _tf_function_class() -> type:
     from tensorflow.python.eager.polymorphic_function import polymorphic_function
 
     return polymorphic_function.Function
+
+
+def _tensor_class() -> type:
+    from tensorflow.python.framework import tensor
+
+    return tensor.Tensor  # its __getitem__ is every tensor's slicing, eager or symbolic
 
 
 def _eager_tensor_class() -> type:
@@ -148,12 +156,22 @@ class Instruments:
             wrapped.__wrapped__ = original  # type: ignore[attr-defined]
             return wrapped
 
+        def eager_span(name: str, original: Callable) -> Callable:
+            def wrapped(*args: Any, **kwargs: Any) -> Any:
+                if not tf.executing_eagerly():  # a function's trace: its slices run inside the graph
+                    return original(*args, **kwargs)
+                with tf.profiler.experimental.Trace(name):
+                    return original(*args, **kwargs)
+            wrapped.__wrapped__ = original  # type: ignore[attr-defined]
+            return wrapped
+
         with contextlib.suppress(ImportError):
             import keras
 
             self.patches.wrap(keras.Model, "predict", lambda original: span(PREDICT, original))
             self._instrument_callbacks(tf)
         self.patches.wrap(_eager_tensor_class(), "_numpy", lambda original: span(SYNC, original))
+        self.patches.wrap(_tensor_class(), "__getitem__", lambda original: eager_span(INDEX, original))
         self.patches.wrap(_tf_function_class(), "__call__", self._noting_retraces)
 
     def _instrument_callbacks(self, tf: Any) -> None:

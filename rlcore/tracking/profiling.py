@@ -34,7 +34,9 @@ STEP_MARKER = "train"  # the name of each captured step's marker on the timeline
 PROFILE_DIR = "profile"  # a run's capture, under its folder: open it with `xprof --logdir <run folder>/profile`
 # The verdicts, most specific first; each has a sentence under it.
 CATEGORIES = ("retracing", "compile-bound", "copy-bound", "kernel-launch-bound", "launch-bound", "conversion",
-              "python-bound", "dispatch-bound", "compute-bound")
+              "python-bound", "dispatch-bound", "compute-bound", "predict-bound", "indexing", "sync-bound",
+              "keras-overhead", "callback-bound", "input-bound")
+SPECIFIC = ("retracing", "compile-bound", "copy-bound", "kernel-launch-bound")  # TensorFlow's reading stands
 LAUNCH_BOUND_OPS = 20  # eager ops per step from which launching them one by one is the story
 UNTESTED_GPU = ("(read from the GPU's timeline as TensorFlow's profiler documents it; this reading has not been "
                 "checked against a real GPU)")
@@ -63,15 +65,16 @@ class StepNumbers:
     compute_seconds: float  # the ops' own arithmetic (kernels)
     dispatch_seconds: float  # TensorFlow around the ops: launching, conversion, function-call set-up
     python_seconds: float  # between TensorFlow calls, in Python
-    conversion_seconds: float  # numpy (or Python values) turned into tensors
+    conversion_seconds: float  # numpy (or Python values) turned into tensors, outside the spans
     top_ops: tuple[dict[str, Any], ...]
     device_kernels: float = 0.0  # on a GPU: kernels per step
     device_busy_seconds: float = 0.0
     copy_seconds: float = 0.0  # host <-> device copies per step
     gpu: bool = False
-    # In the code's words, per step: the lab's spans (model.predict, fetches to Python, Keras's logs and callbacks)
-    # as {name: [count, seconds]}, eager ops outside them by type {type: [count, seconds launching them]}, the
-    # time waiting on a tf.data iterator, and each tf.function's calls {name: [count, seconds]}.
+    # In the code's words, per step: the lab's spans (model.predict, tensor indexing, fetches to Python, Keras's
+    # logs and callbacks) as {name: [count, seconds]}; outside them, eager ops by type {type: [count, seconds
+    # launching each, seconds of its kernel]}, the time waiting on a tf.data iterator, each tf.function's calls
+    # {name: [count, seconds]}, and the values turned into tensors (``conversions``, ``conversion_seconds``).
     spans: dict[str, list[float]] = dataclasses.field(default_factory=dict)
     eager_by_type: dict[str, list[float]] = dataclasses.field(default_factory=dict)
     input_seconds: float = 0.0
@@ -91,7 +94,9 @@ def read_capture(path: str | Path) -> StepNumbers:
             host = lines
         elif plane.name.startswith("/device:GPU"):
             devices.extend(lines)
-    python = next((events for name, events in host if name == "python"), [])
+    # The training thread's line: the one with the step markers (a line is named by its thread, which is the
+    # process's name on the main thread: "python", or "rlcore" under the console command).
+    python = max((events for _, events in host), key=lambda es: sum(e.name == STEP_MARKER for e in es), default=[])
     markers = [e for e in python if e.name == STEP_MARKER]
     if not markers:
         raise ValueError("the capture has no step markers: no training step ran while the profiler recorded.")
@@ -100,7 +105,7 @@ def read_capture(path: str | Path) -> StepNumbers:
     inside = _within(windows)
 
     graph_ops = xla_ops = 0
-    compute = conversion = tf_time = 0.0
+    compute = tf_time = 0.0
     eager_compute: dict[str, float] = {}
     calls = [e for e in python if e.name == "EagerExecute" and inside(e)]
     eager_ops = sum(e.stats.get("is_func") == "0" for e in calls)
@@ -129,12 +134,8 @@ def read_capture(path: str | Path) -> StepNumbers:
             elif _GRAPH_OP.match(e.name):
                 graph_ops += 1
                 compute += e.duration
-    conversions = 0
     for e in _top_level(python, inside):
         tf_time += e.duration
-        if e.name in ("convert_to_tensor", "tf.constant"):
-            conversion += e.duration
-            conversions += 1
     retraced = _retraces(python, inside)
     step_total = sum(end - start for start, end in windows)
     compute = min(compute, tf_time) if tf_time else compute
@@ -150,15 +151,16 @@ def read_capture(path: str | Path) -> StepNumbers:
     # The ops by self time: graph kernels from xprof's framework-op table (an XLA cluster there is one op, so its
     # fused ops are read from the raw events instead), eager kernels from the raw events (the table has none).
     top = _ranked(_merged(_framework_ops(path), eager_compute, xla_compute), steps)
-    spans, eager_by_type, input_seconds, functions = _in_the_code_s_words(python, inside, steps)
+    spans, eager_by_type, input_seconds, functions, conversions, conversion = _in_the_code_s_words(
+        python, inside, steps)
     return StepNumbers(
         spans=spans, eager_by_type=eager_by_type, input_seconds=input_seconds, functions=functions,
-        conversions=conversions / steps,
+        conversions=conversions,
         steps=steps, step_seconds=step_total / steps, ops=(eager_ops + graph_ops + xla_ops) / steps,
         eager_ops=eager_ops / steps, function_calls=function_calls / steps, graph_ops=graph_ops / steps,
         xla_ops=xla_ops / steps, retraces=sum(retraced.values()), retraced=tuple(retraced),
         compute_seconds=compute / steps, dispatch_seconds=max(0.0, tf_time - compute) / steps,
-        python_seconds=max(0.0, step_total - tf_time) / steps, conversion_seconds=conversion / steps,
+        python_seconds=max(0.0, step_total - tf_time) / steps, conversion_seconds=conversion,
         top_ops=tuple(top), device_kernels=device_kernels / steps, device_busy_seconds=device_busy / steps,
         copy_seconds=copies / steps, gpu=bool(devices))
 
@@ -210,42 +212,56 @@ def _top_level(python: list[_Event], inside) -> Iterator[_Event]:
             yield e
 
 
-def _in_the_code_s_words(python: list[_Event], inside, steps: int) -> tuple[dict[str, list[float]], ...]:
+_CONVERSIONS = ("convert_to_tensor", "tf.constant")
+
+
+def _in_the_code_s_words(python: list[_Event], inside, steps: int) -> tuple[Any, ...]:
     """What the steps spent in the code's own terms, per step: the lab's spans (outermost ones: a fetch inside
-    model.predict is predict's), eager ops launched outside them by type, waits on a tf.data iterator outside them,
-    and the calls of each tf.function."""
+    model.predict is predict's), and outside them eager ops by type (the time of each launch, and of its kernel),
+    waits on a tf.data iterator, the calls of each tf.function, and values turned into tensors."""
     spans: dict[str, list[float]] = {}
     by_type: dict[str, list[float]] = {}
     functions: dict[str, list[float]] = {}
-    waiting = 0.0
+    waiting = converting = 0.0
+    conversions = 0
     stack: list[_Event] = []
     for e in sorted((e for e in python if inside(e) and e.name != STEP_MARKER), key=lambda e: (e.start, -e.duration)):
         while stack and stack[-1].end <= e.start + 1e-12:
             stack.pop()
-        in_span = any(h.name.startswith(SPAN) for h in stack)
-        if e.name.startswith(SPAN) and not in_span:
+        if any(h.name.startswith(SPAN) for h in stack):
+            stack.append(e)
+            continue
+        if e.name.startswith(SPAN):
             spans.setdefault(e.name, [0.0, 0.0])
             spans[e.name][0] += 1
             spans[e.name][1] += e.duration
-        elif not in_span and e.name.startswith("EagerLocalExecute: "):
+        elif e.name.startswith("EagerLocalExecute: "):
             call = next((h for h in reversed(stack) if h.name == "EagerExecute"), None)
             if call is not None and call.stats.get("is_func") == "0":
-                entry = by_type.setdefault(e.name.removeprefix("EagerLocalExecute: "), [0.0, 0.0])
+                entry = by_type.setdefault(e.name.removeprefix("EagerLocalExecute: "), [0.0, 0.0, 0.0])
                 entry[0] += 1
                 entry[1] += call.duration
-        elif not in_span and e.name.startswith("IteratorGetNext") and not any(
-                h.name.startswith("IteratorGetNext") for h in stack):
+        elif e.name == "EagerKernelExecute":
+            call = next((h for h in reversed(stack) if h.name == "EagerExecute"), None)
+            named = next((h for h in reversed(stack) if h.name.startswith("EagerLocalExecute: ")), None)
+            if call is not None and call.stats.get("is_func") == "0" and named is not None:
+                by_type.setdefault(named.name.removeprefix("EagerLocalExecute: "), [0.0, 0.0, 0.0])[2] += e.duration
+        elif e.name.startswith("IteratorGetNext") and not any(h.name.startswith("IteratorGetNext") for h in stack):
             waiting += e.duration
         elif "tracing_count" in e.stats and not any("tracing_count" in h.stats for h in stack):
             entry = functions.setdefault(e.name, [0.0, 0.0])
             entry[0] += 1
             entry[1] += e.duration
+        elif e.name in _CONVERSIONS and not any(h.name in _CONVERSIONS for h in stack):
+            converting += e.duration
+            conversions += 1
         stack.append(e)
     per = 1.0 / steps
 
     def per_step(table: dict[str, list[float]]) -> dict[str, list[float]]:
-        return {k: [v[0] * per, v[1] * per] for k, v in sorted(table.items(), key=lambda kv: -kv[1][1])}
-    return per_step(spans), dict(list(per_step(by_type).items())[:12]), waiting * per, per_step(functions)
+        return {k: [x * per for x in v] for k, v in sorted(table.items(), key=lambda kv: -kv[1][1])}
+    return (per_step(spans), per_step(by_type), waiting * per, per_step(functions), conversions * per,
+            converting * per)
 
 
 def _retraces(python: list[_Event], inside) -> dict[str, int]:
@@ -280,7 +296,8 @@ def _framework_ops(path: str | Path) -> dict[str, float]:
     for row in table.get("rows", []):
         values = dict(zip(ids, (c.get("v") for c in row["c"]), strict=False))
         op_type = str(values.get("type") or "")
-        if op_type in ("", "IDLE") or values.get("host_or_device") != "Host" or op_type.startswith("__inference"):
+        if (op_type in ("", "IDLE") or values.get("host_or_device") != "Host" or op_type.startswith("__inference")
+                or values.get("operation") == SPAN.rstrip(":")):  # xprof reads the lab's "rlcore:sync" as an op
             continue
         by_type[op_type] = by_type.get(op_type, 0.0) + float(values["total_self_time"]) * 1e-6
     return by_type
@@ -477,15 +494,21 @@ def summary(numbers: StepNumbers, capture: Path, logdir: Path, *, wanted: int, c
     headline, and what a GPU would at least add."""
     from rlcore.tracking import findings
 
-    verdict, sentence = judge(numbers, compile_seconds, train_seconds, steps_per_marker)
+    tf_verdict, tf_reading = judge(numbers, compile_seconds, train_seconds, steps_per_marker)
     found = findings.explain(numbers, steps_per_marker=steps_per_marker, context=context)
     k = max(1, steps_per_marker)
+    # The verdict is the costliest cause in the code's words; TensorFlow's own reading stands when it names the
+    # same thing (its sentence has the op-level numbers) or a thing only it sees (a retrace, a compile, a GPU's).
+    verdict, sentence = tf_verdict, tf_reading
+    if found and tf_verdict not in SPECIFIC and found[0]["category"] != tf_verdict:
+        verdict = found[0]["category"]
+        sentence = findings.headline(found, numbers.step_seconds / k)
     per_step = {"ops_per_step": numbers.ops / k, "eager_ops_per_step": numbers.eager_ops / k,
                 "function_calls_per_step": numbers.function_calls / k, "graph_ops_per_step": numbers.graph_ops / k,
                 "xla_ops_per_step": numbers.xla_ops / k, "step_seconds": numbers.step_seconds / k,
                 "compute_seconds": numbers.compute_seconds / k, "dispatch_seconds": numbers.dispatch_seconds / k,
                 "python_seconds": numbers.python_seconds / k, "conversion_seconds": numbers.conversion_seconds / k}
-    return {"verdict": verdict, "sentence": sentence, **per_step,
+    return {"verdict": verdict, "sentence": sentence, "tf_verdict": tf_verdict, "tf_reading": tf_reading, **per_step,
             "retraces": numbers.retraces, "retraced": list(numbers.retraced),
             "top_ops": [op | {"self_seconds_per_step": op["self_seconds_per_step"] / k} for op in numbers.top_ops],
             "steps": numbers.steps * k, "wanted_steps": wanted, "steps_per_marker": k, "gpu": numbers.gpu,

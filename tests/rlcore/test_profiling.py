@@ -34,13 +34,20 @@ def _hjb(exec_mode: str, k: int = 1, profile: int = 10) -> dict:
     return hjb.train(cfg).profile
 
 
-def test_the_seed_s_naive_port_is_launch_bound_with_hundreds_of_eager_ops_per_step(tmp_path, monkeypatch):
+def test_the_seed_s_naive_port_reads_model_predict_first_and_tensorflow_calls_it_launch_bound(tmp_path,
+                                                                                              monkeypatch):
+    """The lab's own naive style reads like a person's port: the verdict is the costliest cause in the code's words
+    (model.predict per move), TensorFlow's own op-level reading beside it."""
     monkeypatch.setenv(profiling.PROFILE_DIR_ENV, str(tmp_path))
     result = dqn.train(DQNConfig(exec_mode="naive", profile=6, **SMALL_DQN))
     p = result.profile
-    assert set(p) >= PROFILE_KEYS and p["verdict"] == "launch-bound", p.get("sentence")
-    assert p["eager_ops_per_step"] >= 50 and p["steps"] == 6
-    assert p["sentence"].startswith(f"Launch-bound: each step runs {p['eager_ops_per_step']:,.0f} ops one at a time")
+    assert set(p) >= PROFILE_KEYS and p["verdict"] == "predict-bound", p.get("sentence")
+    assert p["sentence"].startswith("model.predict in a loop: ") and p["findings"][0]["category"] == "predict-bound"
+    assert "ops launched one by one (no tf.function)" in [f["cause"] for f in p["findings"]]
+    assert sum(f["share"] for f in p["findings"]) <= 1.0 + 1e-9  # the causes do not overlap
+    # TensorFlow's op-level reading counts predict's data-pipeline kernels as arithmetic: beside, not the verdict.
+    assert p["eager_ops_per_step"] >= 50 and p["steps"] == 6 and p["tf_verdict"] in profiling.CATEGORIES
+    assert p["tf_reading"] and p["tf_reading"] != p["sentence"]
     assert p["top_ops"] and abs(sum(op["share"] for op in p["top_ops"]) - 1) < 0.2
     assert p["capture"].startswith(str(tmp_path)) and p["capture"].endswith(".xplane.pb")
 
@@ -166,7 +173,8 @@ def test_the_cli_puts_the_profile_in_its_json(tmp_path):
     # A run from the shell is stored like any other, its capture in its folder (the dashboard offers it there).
     assert os.path.exists(profile["capture"]) and profile["capture"].startswith(str(tmp_path / "runs"))
     assert {"name", "self_seconds_per_step", "share"} <= set(profile["top_ops"][0])
-    assert "Profile: " in proc.stdout and "xprof --logdir" in proc.stdout
+    assert "1. " in proc.stdout and "TensorFlow's reading: " in proc.stdout and "xprof --logdir" in proc.stdout
+    assert "gpu_estimate" in profile and profile["findings"][0]["cause"] in proc.stdout
 
 
 def test_profile_settings_are_checked_in_one_sentence():

@@ -28,26 +28,31 @@ def child(path):
         f.write(str(os.getpid()))
 
 
-if how == "profiler":
-    tf.profiler.experimental.start(os.environ.get("SCRIPT_PROFILE_DIR", "/tmp/script-own-profile"))
-for _ in range(steps):
-    step()
-if how == "raise":
-    raise ValueError("the data ran out at step 5")
-if how == "exit3":
-    sys.exit(3)
-if how == "hang":
-    print("hanging", flush=True)
-    while True:
-        time.sleep(0.05)
-if how in ("fork", "spawn"):
-    context = multiprocessing.get_context(how)
-    marker = os.environ.get("SCRIPT_CHILD_FILE", "/tmp/script-child")
-    process = context.Process(target=child, args=(marker,))
-    process.start()
-    process.join(60)
+def main():
+    if how == "profiler":
+        tf.profiler.experimental.start(os.environ.get("SCRIPT_PROFILE_DIR", "/tmp/script-own-profile"))
     for _ in range(steps):
         step()
-if how == "profiler":
-    tf.profiler.experimental.stop()
-print("done")
+    if how == "raise":
+        raise ValueError("the data ran out at step 5")
+    if how == "exit3":
+        sys.exit(3)
+    if how == "hang":
+        print("hanging", flush=True)
+        while True:
+            time.sleep(0.05)
+    if how in ("fork", "spawn"):
+        context = multiprocessing.get_context(how)
+        marker = os.environ.get("SCRIPT_CHILD_FILE", "/tmp/script-child")
+        process = context.Process(target=child, args=(marker,))
+        process.start()
+        process.join(60)
+        for _ in range(steps):
+            step()
+    if how == "profiler":
+        tf.profiler.experimental.stop()
+    print("done")
+
+
+if __name__ == "__main__":  # spawn imports this file again in its child, as multiprocessing requires
+    main()

@@ -23,7 +23,7 @@ model = keras.Sequential([keras.Input((64,)), keras.layers.Dense(150, activation
                           keras.layers.Dense(100, activation="relu"), keras.layers.Dense(4)])
 model2 = keras.models.clone_model(model)
 model2.set_weights(model.get_weights())
-loss_fn = keras.losses.MeanSquaredError()
+loss_fn = keras.losses.MSE  # as the question has it: a function, which takes a Python list
 optimizer = keras.optimizers.Adam(1e-3)
 replay = deque(maxlen=mem_size)
 rng = np.random.default_rng(0)
@@ -43,7 +43,7 @@ if fixed:
             Q1 = model(state1_batch)
             Y = reward_batch + gamma * ((1 - done_batch) * tf.math.reduce_max(Q2, axis=1))
             X = tf.gather(Q1, action_batch, batch_dims=1)
-            loss = loss_fn(Y, X)
+            loss = loss_fn(X, Y)
         grads = tape.gradient(loss, model.trainable_variables)
         optimizer.apply_gradients(zip(grads, model.trainable_variables))
         return loss
@@ -75,7 +75,7 @@ for j in range(moves):
                 Q1 = model(state1_batch)
                 Y = reward_batch + gamma * ((1 - done_batch) * tf.math.reduce_max(Q2, axis=1))
                 X = [Q1[i][action_batch[i]] for i in range(len(action_batch))]
-                loss = loss_fn(Y, X)
+                loss = loss_fn(X, Y)
             grads = tape.gradient(loss, model.trainable_variables)
             optimizer.apply_gradients(zip(grads, model.trainable_variables))
         if j % sync_freq == 0:

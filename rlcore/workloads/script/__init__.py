@@ -61,13 +61,9 @@ def judge(cfg: ScriptConfig, summary: dict[str, Any]) -> Verdict:
         text += f" Why: {profile['headline']}"
     elif "sentence" in profile:
         text += f" {profile['sentence']}"
-    else:
+    elif not cfg.profile:
         text += " Profile it (--steps N) to read why it is as fast as it is."
     return Verdict("info", "tracked", text)
-
-
-def describe(cfg: ScriptConfig, summary: dict[str, Any]) -> str:
-    return judge(cfg, summary).text
 
 
 def prepare(values: dict[str, Any]) -> dict[str, Any]:
@@ -91,7 +87,7 @@ WORKLOAD = register(Workload(
     kind=KIND, title="Your code",
     description="Your own TensorFlow script, loop or model.fit, run under the lab: its steps found, its speed, "
                 "its profile, and why it is as fast as it is, in the words of your code.",
-    config=ScriptConfig, train=train, judge=judge, describe=describe, from_code=True, unit="steps",
+    config=ScriptConfig, train=train, judge=judge, from_code=True, unit="steps",
     icon=":material/code:",
     headlines=(Headline("steps_per_second", "steps/s", "steps/s"),
                Headline("samples_per_second", "samples/s", "samples/s"),

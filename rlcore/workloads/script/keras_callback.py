@@ -42,17 +42,14 @@ class LabCallback(keras.callbacks.Callback):
         return self.session.run
 
     def on_train_begin(self, logs: dict | None = None) -> None:
-        if self.session is None:
-            from rlcore.workloads.script import session as sessions
-
-            self.session = sessions.active()
-            if self.session is None and self._start is not None:
-                self._owned = self._start(name=self.name or self.model.name, profile=self.profile,
-                                          warmup=self.warmup)
-                self.session = sessions.active()
+        if self.session is None and self._start is not None:  # rlcore.init: joins a run that stands, else starts one
+            self._owned = self._start(name=self.name or self.model.name, profile=self.profile, warmup=self.warmup)
+            self.session = self._owned.session
         if self.session is None:
             raise RuntimeError("the lab's callback has no run to report to: call rlcore.init() first, or use "
                                "rlcore.keras.Callback, which starts one.")
+        self.session.auto.standing_aside += 1  # this callback counts fit's batches, until on_train_end
+        self._first = True
         spe = int(getattr(self.model, "steps_per_execution", 1) or 1)
         self._units = spe
         self.session.describe_keras(steps_per_execution=spe, jit_compile=getattr(self.model, "jit_compile", None))
@@ -87,6 +84,7 @@ class LabCallback(keras.callbacks.Callback):
     def on_train_end(self, logs: dict | None = None) -> None:
         if self.run.step_open:
             self.run.end_step(self._units, compiles=self._first, report=False)
+        self.session.auto.standing_aside -= 1
         if self._owned is not None:
             self._owned.finish()
-            self._owned = None
+            self._owned = self.session = None  # a second fit with this callback is a run of its own
