@@ -2,8 +2,11 @@
 
 import streamlit as st
 
-from ui import access, extras, runs_table
+from ui import access, extras, run_view, runs_table
 
+store = access.store()
+if "run" in st.query_params:  # /?run=ID: the run opens where it is shown
+    run_view.open_from_elsewhere(store)
 st.title("TF Training Lab")
 st.markdown(
     "The lab grew from two questions people keep asking. **Why does my TensorFlow port of a small DQN train 40x "
@@ -13,7 +16,9 @@ st.markdown(
     "It answers both by measuring them on your machine: the same training in several execution styles, the time "
     "of every phase, each result judged against its yardstick (the book's win-rate test, the exact HJB solution)."
 )
-store = access.store()
+st.markdown("**Your own TensorFlow code**: `rlcore profile train.py` runs a script unchanged and says why it is as "
+            "fast as it is, in the words of your code; `rlcore.init()` in a loop and `rlcore.keras.Callback()` in "
+            "`model.fit` do the same from inside. The Your code page has them to copy.")
 for _, section in extras.every("home"):  # what each workload adds here (the DQN: the seed question, in one click)
     section(store)
 runs = store.list_runs()

@@ -64,3 +64,26 @@ def values(trace: dict, axis: str) -> list:
     if isinstance(data, dict) and "bdata" in data:
         return np.frombuffer(base64.b64decode(data["bdata"]), dtype=np.dtype(data["dtype"])).tolist()
     return list(data)
+
+
+def link_tables(at: AppTest) -> list[dict]:
+    """The tables of runs and sweeps the page drew (ui.link_table's component), each as the data it was given:
+    ``columns``, and ``rows`` with ``href``, ``text`` and ``cells`` (as the page shows them)."""
+    import json
+
+    found = []
+
+    def walk(node) -> None:
+        proto = getattr(node, "proto", None)
+        if getattr(proto, "component_name", "") == "rlcore.link_table":
+            found.append(json.loads(proto.json))
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+    walk(at.main)
+    return found
+
+
+def column(table: dict, name: str) -> list[str]:
+    """One column of a link table as shown (the first column: the links' texts)."""
+    i = table["columns"].index(name)
+    return [row["text"] if i == 0 else row["cells"][i - 1] for row in table["rows"]]

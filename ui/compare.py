@@ -8,7 +8,7 @@ import streamlit as st
 
 from rlcore.contract import workloads
 from rlcore.runs.store import Run, Store
-from ui import charts, fmt, plotly_live, router, runs_table, share, views
+from ui import charts, fmt, link_table, plotly_live, router, share, views
 
 REFRESH_SECONDS = 2.0
 
@@ -118,7 +118,7 @@ def _body(store: Store, runs: list[Run]) -> None:
     _machine(runs, metrics)
     summary = views.summary_table(runs)
     summary["run"] = [views.link(router.view_path(r.kind), "run", r.id, r.label) for r in runs]
-    st.dataframe(summary, hide_index=True, column_config={"run": runs_table.FIXED["run"]})
+    link_table.show(summary, key="compare_summary")
     diff = views.settings_diff(runs)
     if len(diff):
         st.caption("Settings that differ")

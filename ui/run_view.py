@@ -40,6 +40,21 @@ def show_from_url(store: Store, page_kind: str | None = None) -> bool:
     return True
 
 
+def open_from_elsewhere(store: Store) -> None:
+    """A page that does not show runs opened with ?run=ID (``/?run=3``): switch to the page that shows it (its
+    workload's, else Runs), or say in one sentence why not and stay."""
+    try:
+        run_id = parse_id(st.query_params["run"])
+    except ConfigError as e:
+        st.warning(fmt.md(str(e), 400))
+        return
+    run = store.get_run(run_id)
+    if run is None:
+        st.warning(f"run {run_id} does not exist (it may have been deleted); the Runs page lists every run.")
+        return
+    st.switch_page(router.page_of(run.kind) or "app_pages/runs.py", query_params={"run": str(run_id)})
+
+
 def live_metrics(store: Store, run_id: int) -> pd.DataFrame:
     """The run's metrics so far; each call reads only the rows appended since the previous one (per session)."""
     key = f"_metrics_{run_id}"

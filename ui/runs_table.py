@@ -10,42 +10,44 @@ import streamlit as st
 
 from rlcore.contract.workloads import Headline
 from rlcore.runs.store import Run, Store, StoreError
-from ui import fmt, router, views
+from ui import fmt, link_table, router, views
 
 REFRESH_SECONDS = 2.0
-FIXED = {
-    "run": st.column_config.LinkColumn("run", display_text=views.LINK_TEXT, help="Opens the run's view (a new tab)."),
-    "created": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm:ss"),
-    "progress": st.column_config.ProgressColumn(min_value=0.0, max_value=1.0, format="percent", width="small"),
-    "verdict": st.column_config.TextColumn(help="The run judged by its workload's yardstick: the book's win-rate bar "
-                                                "for the DQN, the exact solution for the HJB, the timing's spread "
-                                                "for a bench."),
-}
 FILTERS = ("kind", "status", "style", "device", "sweep")
 
 
-def _headline_column(h: Headline) -> Any:
+def _headline_format(h: Headline) -> Any:
     if h.unit == "%":
-        return st.column_config.NumberColumn(f"{h.label} (%)", format="%.3g%%")  # 95.8%, 5.41%, 0.0130%
+        return lambda v: f"{v:.3g}%"  # 95.8%, 5.41%, 0.0130%
     if h.unit == "s":
-        return st.column_config.NumberColumn(f"{h.label} (s)", format="%.1f")
+        return lambda v: f"{v:,.1f}"
     if h.unit == "x":
-        return st.column_config.NumberColumn(h.label, format="%.1fx")
-    return st.column_config.NumberColumn(h.label, format="localized")  # thousands separators
+        return lambda v: f"{v:,.1f}x"
+    return fmt.number
 
 
-def columns(table: pd.DataFrame) -> dict[str, Any]:
-    headlines = views.headline_columns(table["kind"].unique()) if len(table) else {}
-    return FIXED | {title: _headline_column(h) for title, h in headlines.items() if title in table.columns}
+def _column_title(h: Headline) -> str:
+    return f"{h.label} ({h.unit})" if h.unit in ("%", "s") else h.label
 
 
-def dataframe(table: pd.DataFrame, **kwargs: Any) -> Any:
-    """A runs table as people read it: each run's id and name one link to its view, its workload's own headline
-    numbers in their format, rarer details at the end; empty cells blank, not "None"."""
+def formats(table: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The table with headline columns titled with their unit, and how each column's values read."""
+    headlines = views.headline_columns(table["kind"].unique()) if "kind" in table and len(table) else {}
+    titled = {title: _column_title(h) for title, h in headlines.items() if title in table.columns}
+    shown = table.rename(columns=titled)
+    formatted: dict[str, Any] = {titled[t]: _headline_format(h) for t, h in headlines.items() if t in titled}
+    formatted["progress"] = lambda v: f"{v:.0%}"
+    return shown, formatted
+
+
+def table_of(table: pd.DataFrame, *, key: str, tick: bool = False, ticked: list[int] | None = None) -> set[int]:
+    """A runs table as people read it: each run's id and name one link to its view (same tab, a real link), its
+    workload's own headline numbers in their format, rarer details at the end; empty cells blank."""
     shown = table.drop(columns=["id", "label"])
     shown.insert(0, "run", [views.link(router.view_path(kind), "run", run_id, label)
                             for run_id, label, kind in zip(table["id"], table["label"], table["kind"], strict=True)])
-    return st.dataframe(shown, hide_index=True, column_config=columns(shown), placeholder="", **kwargs)
+    shown, formatted = formats(shown)
+    return link_table.show(shown, key=key, formats=formatted, tick=tick, ticked=ticked or ())
 
 
 def linked_ids(known: list[int]) -> list[int]:
@@ -83,14 +85,10 @@ def show(store: Store, runs: list[Run]) -> list[int]:
                   for i, c in enumerate(FILTERS)}
         label_text = cols[-1].text_input("label contains", key="filter_label")
         shown = views.filter_runs(table, **chosen, label_contains=label_text).reset_index(drop=True)
-        rows = [i for i, run_id in enumerate(shown["id"]) if run_id in ids]
-        # The table's key follows the filters and the rows: another table gets its ticks from the link, never
-        # from positions in the previous one.
+        # The table's key follows the filters and the link's ticks: another table gets its ticks from the link.
         signature = abs(hash((tuple(sorted((k, tuple(v)) for k, v in chosen.items())), label_text,
-                              tuple(shown["id"])))) % 10**8
-        picked = dataframe(shown, on_select="rerun", selection_mode="multi-row", key=f"runs_table_{signature}",
-                           selection_default={"selection": {"rows": rows}})
-        ticked = {int(shown.iloc[i]["id"]) for i in picked.selection.rows if i < len(shown)}
+                              tuple(ids)))) % 10**8
+        ticked = table_of(shown, key=f"runs_table_{signature}", tick=True, ticked=ids)
         visible = set(shown["id"])
         now = [i for i in ids if i not in visible or i in ticked] + sorted(ticked - set(ids))
         if now != ids:  # hidden by a filter, a ticked run stays compared; the link follows the ticks
@@ -107,7 +105,7 @@ def show(store: Store, runs: list[Run]) -> list[int]:
 def recent(runs: list[Run], n: int = 5) -> None:
     table = views.runs_table(runs[:n])
     keep = [*views.BASE_COLUMNS, *[c for c in table.columns if c not in views.BASE_COLUMNS + views.DETAIL_COLUMNS][:2]]
-    dataframe(table[keep])
+    table_of(table[keep], key="recent_runs")
 
 
 def delete_control(store: Store, runs: list[Run]) -> None:

@@ -13,7 +13,7 @@ from rlcore.contract import workloads
 from rlcore.contract.params import ConfigError, label_of, parse_id
 from rlcore.runs import sweeps
 from rlcore.runs.store import Run, Store, StoreError, Sweep
-from ui import access, charts, fmt, plotly_live, router, runs_table, share, views
+from ui import access, charts, fmt, link_table, plotly_live, router, runs_table, share, views
 
 REFRESH_SECONDS = 2.0
 GROUP_ABOVE = 20  # members: above it, the curves are grouped by setting (W&B's grouped runs)
@@ -55,10 +55,7 @@ def listing(store: Store) -> None:
         if run.sweep_id is not None:
             members.setdefault(run.sweep_id, []).append(run)
     table = views.sweeps_table(stored, members, "sweeps")
-    st.dataframe(table, hide_index=True, key="sweeps_list", column_config={
-        "sweep": st.column_config.LinkColumn("sweep", display_text=views.LINK_TEXT,
-                                             help="Opens the sweep's view (a new tab)."),
-        "created": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm:ss")})
+    link_table.show(table, key="sweeps_list")
 
 
 def _names(workload: workloads.Workload) -> dict[str, str]:
@@ -110,7 +107,7 @@ def _show(store: Store, sweep: Sweep, runs: list[Run]) -> None:
     st.download_button("Results per setting (CSV)", sweeps.export_csv(sweep, results), f"sweep{sweep.id}.csv",
                        "text/csv", key="sweep_csv")
     if st.toggle(f"show the {len(runs):,} members", value=ended < len(runs), key="sweep_members"):
-        runs_table.dataframe(views.runs_table(runs))
+        runs_table.table_of(views.runs_table(runs), key="members")
 
 
 def _results_table(workload: workloads.Workload, names: dict[str, str],

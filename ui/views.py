@@ -52,7 +52,7 @@ def verdict(run: Run) -> workloads.Verdict | None:
     return workload.judge(cfg, run.summary)
 
 
-VERDICT_MARKS = {"ok": "✓", "rough": "~", "fail": "✗", "info": "·"}
+VERDICT_MARKS = {"ok": "✓", "rough": "~", "fail": "✗"}  # an "info" verdict (a tracked run) has no mark
 
 
 def verdict_word(run: Run) -> str:
@@ -110,7 +110,7 @@ def runs_table(runs: Iterable[Run]) -> pd.DataFrame:
         for title, h in columns.items():
             value = workloads.headline_value(r.summary, h) if title in mine else None
             if value is not None:
-                value = value * 100 if h.unit == "%" else round(value) if h.unit.endswith("/s") else value
+                value = value * 100 if h.unit == "%" else value  # a rate reads to three digits (9.09, 1,504)
             row[title] = value
         rows.append(row)
     table = pd.DataFrame(rows, columns=[*BASE_COLUMNS, *columns, *DETAIL_COLUMNS])
@@ -378,10 +378,11 @@ def summary_table(runs: list[Run]) -> pd.DataFrame:
 
 # ---------------------------------------------------------------- why (profiles) and the machine
 
-PROFILE_NUMBERS = (("ops_per_step", "ops per step", "{:,.1f}"),
-                   ("eager_ops_per_step", "launched one by one", "{:,.1f}"),
-                   ("function_calls_per_step", "function calls", "{:,.2f}"),
-                   ("xla_ops_per_step", "ops in XLA clusters", "{:,.1f}"),
+# Means over the profiled steps: a count per step reads as a whole number where it is large.
+PROFILE_NUMBERS = (("ops_per_step", "ops (per step, mean)", "{:,.0f}"),
+                   ("eager_ops_per_step", "launched one by one (per step, mean)", "{:,.0f}"),
+                   ("function_calls_per_step", "function calls (per step, mean)", "{:,.2f}"),
+                   ("xla_ops_per_step", "ops in XLA clusters (per step, mean)", "{:,.0f}"),
                    ("retraces", "retracings", "{:,}"))
 
 

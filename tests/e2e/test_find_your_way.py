@@ -105,22 +105,6 @@ def test_what_is_typed_into_a_number_is_what_launch_queues_or_a_sentence_and_not
         expect(page.get_by_role("button", name=LAUNCH[form], exact=True)).to_be_enabled()
 
 
-def _click_link_cell(page: Page, table, row: int) -> Page:
-    """Click the link in a table's first column, ``row`` rows under the header (the grid draws on a canvas, so by
-    position); the view opens in a new tab, which is returned."""
-    box = table.bounding_box()
-    x, y = box["x"] + 60, box["y"] + 35 * (row + 1) + 17
-    page.mouse.move(x - 10, y)
-    page.mouse.move(x, y)
-    with page.context.expect_page(timeout=20_000) as opened:
-        page.mouse.down()
-        page.wait_for_timeout(100)
-        page.mouse.up()
-    view = opened.value
-    wait_for_app(view)
-    return view
-
-
 def test_a_run_or_a_sweep_in_a_table_opens_its_view_and_launch_again_is_a_link(server, browser, home):
     store = Store(home)
     for run in store.list_runs():  # what the form test queued
@@ -135,20 +119,30 @@ def test_a_run_or_a_sweep_in_a_table_opens_its_view_and_launch_again_is_a_link(s
         store.finish(run_id, "cancelled")
 
     runs = _page(browser, f"{server}/runs")
-    table = runs.get_by_test_id("stDataFrame").first
-    expect(table).to_be_visible()
-    newest_first = sorted((r.id for r in store.list_runs()), reverse=True)
-    view = _click_link_cell(runs, table, newest_first.index(finished))
+    name = runs.get_by_role("link", name=f"{finished}: forty games", exact=True)
+    expect(name).to_have_attribute("href", f"dqn?run={finished}")  # a real link: copy it, middle-click it
+    name.click()  # one click, this tab
+    view = runs
     expect(view.get_by_role("heading", name=re.compile(rf"^Run {finished}: forty games — done"))).to_be_visible(
         timeout=30_000)
-    assert re.search(rf"/dqn\?run={finished}(#|$)", view.url)
+    assert re.search(rf"/dqn\?run={finished}$", view.url) and len(view.context.pages) == 1  # no new tab
 
     sweeps = _page(browser, f"{server}/sweeps")
-    listed = sweeps.get_by_test_id("stDataFrame").first
-    expect(listed).to_be_visible()
-    opened = _click_link_cell(sweeps, listed, 0)
-    heading = opened.get_by_role("heading", name=re.compile(rf"^Sweep {sweep_id}: two batches"))
+    sweeps.get_by_role("link", name=f"{sweep_id}: two batches", exact=True).click()
+    wait_for_app(sweeps)
+    heading = sweeps.get_by_role("heading", name=re.compile(rf"^Sweep {sweep_id}: two batches"))
     expect(heading).to_be_visible(timeout=30_000)
+    sweeps.get_by_text("show the 2 members").click()
+    wait_for_app(sweeps)
+    member = sweeps.get_by_role("link", name=re.compile(rf"^{members[0]}: batch=16$"))
+    member.click()  # a sweep's members are links too
+    expect(sweeps.get_by_role("heading", name=re.compile(rf"^Run {members[0]}: batch=16"))).to_be_visible(
+        timeout=30_000)
+    home = _page(browser, f"{server}/?run={finished}")  # an address typed or pasted: the run, not Home
+    expect(home.get_by_role("heading", name=re.compile(rf"^Run {finished}: forty games"))).to_be_visible(
+        timeout=30_000)
+    home.get_by_role("link", name="Home").click()
+    expect(home.get_by_role("link", name=f"{finished}: forty games", exact=True)).to_be_visible()  # Home's table
 
     view.get_by_role("button", name="Launch again with these settings").click()
     expect(view).to_have_url(re.compile(r"/dqn\?(.*&)?epochs=40\b"))

@@ -39,3 +39,15 @@ def test_old_form_links_fill_the_forms(store):
     assert not bench.warning and bench.selectbox(key="workload").value == "dqn-train"
     assert (bench.text_input(key="patterns").value, bench.text_input(key="batch").value) == ("naive,eager,graph,xla",
                                                                                            "1,64")
+
+
+def test_a_run_s_address_on_home_opens_the_run_and_a_bad_one_says_so(store):
+    """``/?run=ID`` is what a person types or pastes: the run opens on its workload's page, not Home."""
+    run_id = _finished_run(store)
+    at = open_page("home", {"run": str(run_id)})
+    assert not at.exception and at.subheader[0].value.startswith(f"Run {run_id}: old")
+    assert at.title[0].value == "Gridworld DQN"
+    for bad, sentence in (("99", "run 99 does not exist"), ("x" * 5000, "run must be"), ("9" * 5000, "run must be")):
+        at = open_page("home", {"run": bad})
+        assert not at.exception and at.warning[0].value.startswith(sentence), at.warning
+        assert at.title[0].value == "TF Training Lab"

@@ -3,7 +3,7 @@
 import re
 
 import pytest
-from pagetest import drawn_charts, open_page, shown
+from pagetest import column, drawn_charts, link_tables, open_page, shown
 
 from rlcore.runs import service
 from rlcore.runs.store import Store
@@ -54,8 +54,8 @@ def test_label_filter_keeps_matching_runs(store):
     at = runs_page()
     at.text_input(key="filter_label").input("GRA").run()
     assert not at.exception
-    (link,) = at.dataframe[0].value["run"]
-    assert re.fullmatch(r"dqn\?run=\d+#\d+: graph", link)  # the run's name is the link to its view
+    (row,) = link_tables(at)[0]["rows"]
+    assert re.fullmatch(r"dqn\?run=\d+", row["href"]) and re.fullmatch(r"\d+: graph", row["text"])  # the name links
 
 
 def test_delete_refuses_a_live_run_before_asking_and_deletes_finished_ones_after_asking(store):
@@ -84,9 +84,9 @@ def test_a_comparison_marks_the_throughput_of_a_watched_run(store):
         db.execute("UPDATE runs SET watched_seconds = 4.0, watch_refresh = 1.0 WHERE id = ?", (ids[0],))
     at = runs_page({"runs": f"{ids[0]},{ids[1]}"})
     assert not at.exception
-    table = next(t.value for t in at.dataframe if "watched live" in t.value.columns)
-    assert list(table["watched live"]) == ["4.0 s", "no"]
-    assert list(table["env steps/s"]) == ["80 steps/s (watched)", "100 steps/s"]
-    assert list(table["win rate"]) == ["90.0%", "90.0%"]  # not a speed: watching does not distort it
+    table = next(t for t in link_tables(at) if "watched live" in t["columns"])
+    assert column(table, "watched live") == ["4.0 s", "no"]
+    assert column(table, "env steps/s") == ["80 steps/s (watched)", "100 steps/s"]
+    assert column(table, "win rate") == ["90.0%", "90.0%"]  # not a speed: watching does not distort it
     assert any(f"Watched live while it ran, so its speed may read low: run {ids[0]}." in shown(m)
                for m in at.markdown)

@@ -59,7 +59,8 @@ def test_a_toy_workload_runs_through_store_worker_cli_and_pages(toy_store):
     here = rlcore("toy", "--steps", "2", "--quiet")  # the CLI has a command for it too
     assert here.returncode == 0 and "Converged: score 0.75." in here.stdout, here.stderr
 
-    from pagetest import drawn_charts, open_page  # the run view and the runs table/comparison, in AppTest
+    # The run view and the runs table/comparison, in AppTest.
+    from pagetest import column, drawn_charts, link_tables, open_page
 
     view = open_page("runs", {"run": str(first)})
     assert not view.exception
@@ -68,7 +69,7 @@ def test_a_toy_workload_runs_through_store_worker_cli_and_pages(toy_store):
     table = open_page("runs", {"runs": f"{first},{second}"})
     assert not table.exception
     # In percent, newest first: the CLI's run is stored too.
-    assert list(table.dataframe[0].value["score"]) == pytest.approx([75.0, 48.8, 96.875])
+    assert column(link_tables(table)[0], "score (%)") == ["75%", "48.8%", "96.9%"]
     spec = drawn_charts(table)["loss"]
     assert [t["name"] for t in spec["data"] if t.get("showlegend") is not False] == [f"{first}: steps=5",
                                                                                       f"{second}: slow"]

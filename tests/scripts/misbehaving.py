@@ -1,4 +1,4 @@
-"""A script that misbehaves on request: ``python misbehaving.py raise|exit3|hang|fork|spawn|profiler [STEPS]``.
+"""A script that misbehaves on request: ``python misbehaving.py raise|exit3|hang|processes|profiler [STEPS]``.
 Each trains a few eager steps first, so the lab has steps and numbers to keep."""
 
 import multiprocessing
@@ -41,12 +41,12 @@ def main():
         print("hanging", flush=True)
         while True:
             time.sleep(0.05)
-    if how in ("fork", "spawn"):
-        context = multiprocessing.get_context(how)
-        marker = os.environ.get("SCRIPT_CHILD_FILE", "/tmp/script-child")
-        process = context.Process(target=child, args=(marker,))
-        process.start()
-        process.join(60)
+    if how == "processes":  # a forked child, then a spawned one, then more steps
+        for start in ("fork", "spawn"):
+            marker = os.environ.get("SCRIPT_CHILD_FILE", "/tmp/script-child") + f"-{start}"
+            process = multiprocessing.get_context(start).Process(target=child, args=(marker,))
+            process.start()
+            process.join(60)
         for _ in range(steps):
             step()
     if how == "profiler":

@@ -53,7 +53,7 @@ def page() -> None:
     runs = [r for r in store.list_runs() if r.kind == KIND]
     st.subheader("Runs of your code")
     if runs:
-        runs_table.dataframe(views.runs_table(runs))
+        runs_table.table_of(views.runs_table(runs), key="your_runs")
     else:
         st.caption("None yet: run one of the three above, or a script here.")
     _run_a_script(store)
