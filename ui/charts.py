@@ -347,24 +347,44 @@ STEP_PARTS = (("compute_seconds", "the ops' arithmetic", "#2ca02c"),
               ("python_seconds", "Python between TensorFlow calls", "#d62728"))
 
 
+REST = "the rest of the step"
+
+
+def step_parts(profile: Mapping[str, Any]) -> list[tuple[str, float]]:
+    """A profiled step's time by cause, in the code's words (the findings, which do not overlap, then what they
+    leave); a profile without findings is split as TensorFlow reads it (arithmetic, dispatch, Python)."""
+    step = float(profile.get("step_seconds") or 0.0)
+    found = [f for f in profile.get("findings") or [] if f.get("category") != "compile-bound"]
+    if not found:
+        return [(title, float(profile.get(key) or 0.0)) for key, title, _ in STEP_PARTS]
+    parts = [(str(f["cause"]), float(f["seconds_per_step"])) for f in found]
+    rest = step - sum(seconds for _, seconds in parts)
+    return parts + ([(REST, rest)] if rest > 0.01 * step else [])
+
+
 def step_time_chart(profiles: Mapping[str, Mapping[str, Any]]) -> go.Figure:
-    """One training step's time, split the way the profile splits it, one stacked bar per profiled run (so two
-    runs read side by side); the step's total written at its end."""
+    """One training step's time by cause, one stacked bar per profiled run (so two runs read side by side); the
+    step's total written at its end."""
     fig = go.Figure()
     names = list(profiles)
-    for key, title, color in STEP_PARTS:
-        values = [float(profiles[n].get(key) or 0.0) for n in names]
-        fig.add_trace(go.Bar(y=[plain(n) for n in names], x=values, name=title, orientation="h",
-                             marker_color=color, text=[fmt.seconds(v) for v in values], textposition="inside",
-                             insidetextanchor="middle",
-                             hovertemplate="%{text}<extra>" + title + "</extra>"))
+    parts = {n: dict(step_parts(profiles[n])) for n in names}
+    causes = list(dict.fromkeys(c for n in names for c in parts[n]))
+    fixed = {title: color for _, title, color in STEP_PARTS} | {REST: "#bbbbbb"}
+    colors = iter(PALETTE)
+    for cause in causes:
+        values = [parts[n].get(cause, 0.0) for n in names]
+        fig.add_trace(go.Bar(y=[plain(n) for n in names], x=values, name=plain(cause), orientation="h",
+                             marker_color=fixed.get(cause) or next(colors, "#888888"),
+                             text=[fmt.seconds(v) if v else "" for v in values], textposition="inside",
+                             insidetextanchor="middle", hovertemplate="%{text}<extra>" + plain(cause) + "</extra>"))
     totals = [float(profiles[n].get("step_seconds") or 0.0) for n in names]
     fig.add_trace(go.Scatter(y=[plain(n) for n in names], x=totals, mode="text", showlegend=False,
                              text=[f"  {fmt.seconds(t)} per step" for t in totals], textposition="middle right",
                              hoverinfo="skip"))
-    fig.update_layout(title="one training step's time", barmode="stack", xaxis_title="seconds per step",
-                      xaxis={"range": [0, max([*totals, 1e-9]) * 1.35]}, height=195 + 50 * len(names),
-                      margin=MARGIN | {"t": 105}, legend=LEGEND)  # room for the legend's two lines in a column
+    rows = 1 + len(causes) // 3  # the legend's rows, three causes to a row
+    fig.update_layout(title="one training step's time, by cause", barmode="stack", xaxis_title="seconds per step",
+                      xaxis={"range": [0, max([*totals, 1e-9]) * 1.35]}, height=170 + 50 * len(names) + 25 * rows,
+                      margin=MARGIN | {"t": 80 + 25 * rows}, legend=LEGEND)
     return fig
 
 

@@ -8,7 +8,7 @@ import streamlit as st
 
 from rlcore.contract import workloads
 from rlcore.runs.store import Run, Store
-from ui import charts, fmt, link_table, plotly_live, router, share, views
+from ui import charts, extras, fmt, link_table, plotly_live, router, share, views
 
 REFRESH_SECONDS = 2.0
 
@@ -87,7 +87,19 @@ def _body(store: Store, runs: list[Run]) -> None:
     sentence = views.comparison_sentence(runs)
     if sentence:
         st.markdown(f"#### {fmt.md(sentence, 400)}")
-    _why(runs)
+    kinds = list(dict.fromkeys(r.kind for r in runs))
+    if len(kinds) > 1:
+        titles = ", ".join(workloads.get(k).title if workloads.WORKLOADS.has(k) else k for k in kinds)
+        st.info(f"These runs are of {len(kinds)} different workloads ({fmt.md(titles, 200)}): each measures its own "
+                "thing, so their losses, steps and speeds are not comparable (a step of one is not a step of "
+                "another). The chart draws each metric only where a run reported it; the table keeps each run's "
+                "own headline numbers.", icon=":material/compare_arrows:")
+    explained: set[int] = set()
+    for kind in kinds:
+        why = extras.of(kind).compare_why
+        if why is not None:
+            explained |= why(store, runs)
+    _why(runs, explained)
     metrics = store.metrics(ids)
     default = default_metric(runs, metrics)
     names = metric_choices(metrics, st.query_params.get("metric"), default)
@@ -124,11 +136,12 @@ def _body(store: Store, runs: list[Run]) -> None:
         st.caption("Settings that differ")
         st.dataframe(diff, hide_index=True)
     if len(metrics):
-        st.download_button("Download these metrics (CSV)", metrics.to_csv(index=False), "metrics.csv", "text/csv")
+        name = "runs-" + "-".join(map(str, ids[:8])) + ("-and-more" if len(ids) > 8 else "") + "-metrics.csv"
+        st.download_button("Download these runs' metrics (CSV)", metrics.to_csv(index=False), name, "text/csv")
 
 
 
-def _why(runs: list[Run]) -> None:
+def _why(runs: list[Run], explained: set[int]) -> None:
     """Profiled runs side by side: what their profiles say of the speed ratio, one step's time split for each."""
     explained = views.profile_comparison(runs)
     if explained:
@@ -138,7 +151,7 @@ def _why(runs: list[Run]) -> None:
     if profiled:
         for r in runs:
             profile = (r.summary or {}).get("profile") or {}
-            if "sentence" in profile:
+            if "sentence" in profile and r.id not in explained:
                 st.caption(fmt.md(f"{r.id}: {r.label} — {profile['sentence']}", 600))
         st.plotly_chart(charts.step_time_chart(profiled), key="compare_step_time")
 

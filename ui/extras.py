@@ -28,6 +28,9 @@ class Extras:
     # The headline of a comparison of this workload's runs, when it has a better one than the generic (the seed
     # question against the original): (runs, rated by the speed headline, that headline) -> sentence or None.
     compare: Callable[[list[Run], list[tuple[float, Run]], Any], str | None] | None = None
+    # Drawn under a comparison's headline: why, with links to what backs it (the seed's port: its findings); returns
+    # the ids of the runs it explained (their profile's sentence is not repeated under it).
+    compare_why: Callable[[Store, list[Run]], set[int]] | None = None
     page: Callable[[], None] | None = None  # the workload's whole page, instead of the generic form
 
 

@@ -52,7 +52,8 @@ def open_from_elsewhere(store: Store) -> None:
     if run is None:
         st.warning(f"run {run_id} does not exist (it may have been deleted); the Runs page lists every run.")
         return
-    st.switch_page(router.page_of(run.kind) or "app_pages/runs.py", query_params={"run": str(run_id)})
+    # The address's other values go along (a view's refresh, say).
+    st.switch_page(router.page_of(run.kind) or "app_pages/runs.py", query_params=st.query_params.to_dict())
 
 
 def live_metrics(store: Store, run_id: int) -> pd.DataFrame:

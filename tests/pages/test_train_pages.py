@@ -110,19 +110,36 @@ def test_reproduce_the_seeds_question_queues_the_port_the_pytorch_original_and_g
     at.button(key="reproduce").click().run()
     assert not at.exception
     runs = sorted(store.list_runs(), key=lambda r: r.id)
-    assert [r.config["exec_mode"] for r in runs] == ["naive", "pytorch", "graph"]  # the frameworks extra is installed
-    assert all(r.status == "queued" and r.config["epochs"] == 15 for r in runs)
+    # The port profiled, the original (the frameworks extra is installed), the fix; a bench of predict per move.
+    assert [r.config.get("exec_mode") for r in runs] == ["naive", "pytorch", "graph", None]
+    assert [r.config["profile"] for r in runs[:3]] == [8, 0, 0] and runs[3].config["workload"] == "dqn-act"
+    assert all(r.status == "queued" and r.config["epochs"] == 15 for r in runs[:3])
     assert launched == [runs[0].id]  # one launch starts the queue runner, which takes them all in order
     assert at.title[0].value == "Runs"
     assert at.subheader[0].value == "Comparing 3 runs"
     assert at.query_params["metric"] == "games played" and at.query_params["x"] == "training seconds"
     assert at.selectbox(key="metric").value == "progress/games" and at.radio(key="x").value == "wall"
-    for run, speed in zip(runs, (17.0, 905.0, 1370.0), strict=True):  # as the issue measured them
-        store.finish(run.id, "done", summary={"win_rate": 0.1, "steps_per_second": speed, "train_seconds": 1.0})
-    at = page("runs", {"runs": ",".join(str(r.id) for r in runs)})
+    port = {"step_seconds": 0.183, "findings": [
+        {"cause": "model.predict in a loop", "category": "predict-bound", "seconds_per_step": 0.064, "share": 0.35,
+         "fix": "call the model instead: model(x, training=False)"},
+        {"cause": "indexing a tensor in a Python loop", "category": "indexing", "seconds_per_step": 0.046,
+         "share": 0.25, "fix": "take the values in one op: tf.gather(q, actions, batch_dims=1)"}]}
+    for run, speed in zip(runs, (17.0, 905.0, 1370.0), strict=False):  # as the issue measured them
+        store.finish(run.id, "done", summary={"win_rate": 0.1, "steps_per_second": speed, "train_seconds": 1.0} | (
+            {"profile": port} if run.config["exec_mode"] == "naive" else {}))
+    store.finish(runs[3].id, "done", summary={"cells": [
+        {"pattern": "predict", "batch": 1, "calls_per_second": 30.0},
+        {"pattern": "tf-function", "batch": 1, "calls_per_second": 4000.0}]})
+    at = page("runs", {"runs": ",".join(str(r.id) for r in runs[:3])})
     (headline,) = [shown(m) for m in at.markdown if m.value.startswith("####")]
-    assert headline == ("#### your port (naive): 17 env steps/s; the PyTorch original: 905; graph: 1,370 — graph ran "
-                        "1.5x the original.")
+    assert headline == ("#### your port (naive): 17 env steps/s; the PyTorch original: 905; graph: 1,370 — the port "
+                        "ran 53x slower than the original; graph, the fix, ran 1.5x the original.")
+    (why,) = [m.value for m in at.markdown if m.value.startswith("Why the port")]
+    predict, gather = why.split("\n")[2:4]
+    assert predict.startswith("- **model.predict in a loop**: 64 ms of each 183 ms step (35.0%)")
+    assert f"[its profile](dqn?run={runs[0].id})" in predict and f"(bench?run={runs[3].id}): predict takes 33 ms a " \
+        "call, the model called in a tf.function 250 µs" in predict
+    assert gather.startswith("- **indexing a tensor in a Python loop**: 46 ms") and "tf.gather" in gather
 
 
 def test_without_the_frameworks_extra_home_says_the_install_line_and_queues_two(store, launched, monkeypatch):
@@ -132,7 +149,8 @@ def test_without_the_frameworks_extra_home_says_the_install_line_and_queues_two(
     at = AppTest.from_file(APP, default_timeout=60).run()
     assert any("requirements-frameworks.txt" in c.value for c in at.caption)
     at.button(key="reproduce").click().run()
-    assert [r.config["exec_mode"] for r in sorted(store.list_runs(), key=lambda r: r.id)] == ["naive", "graph"]
+    queued = sorted(store.list_runs(), key=lambda r: r.id)
+    assert [r.config.get("exec_mode") for r in queued] == ["naive", "graph", None]  # and the bench
 
 
 def test_the_share_link_of_a_form_carries_only_the_changed_settings(store):

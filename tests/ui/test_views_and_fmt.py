@@ -38,7 +38,8 @@ def test_a_difference_within_the_noise_is_not_stated_as_a_finding():
 def test_the_seed_question_against_the_original_names_all_three():
     runs = [_run(1, "naive", 17.0), _run(2, "pytorch", 905.0), _run(3, "graph", 1370.0)]
     assert views.comparison_sentence(runs) == ("your port (naive): 17 env steps/s; the PyTorch original: 905; "
-                                               "graph: 1,370 — graph ran 1.5x the original.")
+                                               "graph: 1,370 — the port ran 53x slower than the original; graph, the "
+                                               "fix, ran 1.5x the original.")
 
 
 def test_the_machine_at_a_glance():

@@ -12,6 +12,7 @@ from rlcore.contract import frameworks
 from rlcore.contract.workloads import Headline
 from rlcore.runs import executor, service
 from rlcore.runs.store import Run, Store, StoreError
+from rlcore.workloads.dqn.bench_patterns import ACT
 from rlcore.workloads.dqn.config import Style
 from rlcore.workloads.dqn.gridworld import Board, render
 from rlcore.workloads.dqn.metrics import GAMES
@@ -19,8 +20,13 @@ from ui import access, charts, extras, fmt
 
 KIND = "dqn"
 STYLE = "exec_mode"
-# The seed's question in small: the same short DQN in the slow port's style and compiled.
+# The seed's question in small: the same short DQN in the slow port's style and compiled. The port is profiled (its
+# moves, after warm-up) so the answer says why in the code's words; a bench of picking an action backs the finding
+# about model.predict with a measurement of its own.
 SEED_QUESTION = {"epochs": 15, "eval_every": 0, "test_games": 200}
+SEED_PROFILE = {Style.NAIVE: 8}
+BENCH = "bench"
+SEED_BENCH = {"workload": ACT, "patterns": "predict,tf-function", "batch": "1", "repeats": 3, "min_seconds": 0.3}
 SEED_QUESTION_LABELS = {Style.NAIVE: "your port (naive)", Style.PYTORCH: "the PyTorch original", Style.GRAPH: "graph"}
 
 
@@ -66,19 +72,24 @@ def reproduce_section(store: Store) -> None:
     original = ("the PyTorch original it was ported from (`pytorch`), " if Style.PYTORCH in styles else "")
     st.markdown(f"**Reproduce the seed's question**: queues the same 15-game DQN in the slow port's `naive` style, "
                 f"{original}and compiled (`graph`), then opens their comparison: games played against training "
-                "seconds. It takes about 80 seconds on 2 cores, nearly all of it the naive run.")
+                "seconds. The port is profiled, and a short bench times `model.predict` against calling the model, "
+                "so the answer says why in the words of the code. It takes about 90 seconds on 2 cores, nearly all "
+                "of it the naive run.")
     if Style.PYTORCH not in styles:
         st.caption(f"With the frameworks extra the PyTorch original runs beside them: `{frameworks.INSTALL}`.")
     if st.button("Reproduce the seed's question", type="primary", key="reproduce") \
             and access.require_operator("launch runs"):
         try:
-            ids = [service.create_run(store, KIND, SEED_QUESTION | {STYLE: str(style)},
+            ids = [service.create_run(store, KIND, SEED_QUESTION | {STYLE: str(style), "profile":
+                                                                    SEED_PROFILE.get(style, 0)},
                                       label=f"seed question: {style}", executor=executor.current())
                    for style in styles]
+            bench = service.create_run(store, BENCH, SEED_BENCH, label="seed question: model.predict per move",
+                                       executor=executor.current())
         except StoreError as e:
             st.error(fmt.md(str(e), 400))
             st.stop()
-        executor.submit(store, ids)
+        executor.submit(store, [*ids, bench])
         st.switch_page("app_pages/runs.py", query_params={"runs": ",".join(map(str, ids)),
                                                       "metric": fmt.metric_title(GAMES),
                                                       "x": charts.X_AXES["wall"], "smoothing": "0"})
@@ -100,7 +111,52 @@ def against_the_original(runs: list[Run], rated: list[tuple[float, Run]], rate: 
     fastest, fast_run = max((p for p in rated if p[1].config[STYLE] != Style.PYTORCH), key=lambda p: p[0])
     ratio = fastest / base
     shown = f"{ratio:,.1f}x" if ratio >= 0.1 else f"{ratio:.2g}x"
-    return f"{'; '.join(parts)} — {fast_run.config[STYLE]} ran {shown} the original."
+    port = next((v for v, r in rated if r.config[STYLE] == Style.NAIVE), None)
+    slower = f"the port ran {base / port:,.0f}x slower than the original; " if port else ""
+    fix = f"{fast_run.config[STYLE]}, the fix, ran" if port else f"{fast_run.config[STYLE]} ran"
+    return f"{'; '.join(parts)} — {slower}{fix} {shown} the original."
 
 
-extras.register(KIND, extras.Extras(finished=dqn_replays, home=reproduce_section, compare=against_the_original))
+def why_the_port_is_slow(store: Store, runs: list[Run]) -> set[int]:
+    """Under the seed question's headline: the port's findings in the code's words, each with its share of the step
+    and its fix, linked to what measured it (the port's profile; the bench's cell for model.predict)."""
+    port = next((r for r in runs if r.kind == KIND and r.config.get(STYLE) == Style.NAIVE and r.status == "done"
+                 and isinstance((r.summary or {}).get("profile"), dict)), None)
+    if port is None:
+        return set()
+    profile = port.summary["profile"]
+    found = [f for f in profile.get("findings") or [] if f.get("category") != "compute-bound"][:3]
+    if not found:
+        return set()
+    profile_link = f"[its profile](dqn?run={port.id})"
+    bench = _predict_bench(store)
+    lines = []
+    for f in found:
+        line = (f"**{fmt.md(f['cause'], 80)}**: {fmt.seconds(f['seconds_per_step'])} of each "
+                f"{fmt.seconds(profile['step_seconds'])} step ({fmt.percent(f['share'])}). The change: "
+                f"{fmt.md(f['fix'], 300)}. Seen in {profile_link}")
+        if f.get("category") == "predict-bound" and bench is not None:
+            bench_run, predict, called = bench
+            line += (f"; and in [the bench's {ACT} cell](bench?run={bench_run.id}): predict takes "
+                     f"{fmt.seconds(predict)} a call, the model called in a tf.function {fmt.seconds(called)}")
+        lines.append(f"- {line}.")
+    st.markdown(f"Why the port (run {port.id}) is slow, costliest first, measured by TensorFlow's profiler:\n\n"
+                + "\n".join(lines))
+    return {port.id}
+
+
+def _predict_bench(store: Store) -> tuple[Run, float, float] | None:
+    """The newest finished bench of picking an action that timed predict and the model in a tf.function at batch 1:
+    (its run, seconds per predict call, seconds per call of the function)."""
+    for run in store.list_runs():
+        if run.kind != BENCH or run.status != "done" or run.config.get("workload") != ACT:
+            continue
+        cells = {c.get("pattern"): c for c in (run.summary or {}).get("cells") or []
+                 if c.get("batch") == 1 and c.get("calls_per_second")}
+        if "predict" in cells and "tf-function" in cells:
+            return run, 1 / cells["predict"]["calls_per_second"], 1 / cells["tf-function"]["calls_per_second"]
+    return None
+
+
+extras.register(KIND, extras.Extras(finished=dqn_replays, home=reproduce_section, compare=against_the_original,
+                                   compare_why=why_the_port_is_slow))
