@@ -6,8 +6,9 @@ time as the script measures it around model.fit (the lab's start-up before the s
 
 Cases: alone (`python script`), tracked (`rlcore profile --steps 0`: steps found, loss and speed recorded every
 0.5 s, the machine sampled), tracked and profiled (`--steps 50`: a window of 50 steps with TensorFlow's profiler and
-the lab's spans; those steps are left out of the lab's own speed, not the script's); for the fit also the callback
-added by hand (`rlcore.keras.Callback()`) in a plain `python` run.
+the lab's spans; those steps are left out of the lab's own speed, not the script's); for the seed also the lab's
+one line (`rlcore.init`) with `run.log(loss=...)` every step, with and without a profile; for the fit also the
+callback added by hand (`rlcore.keras.Callback(profile=10)`) in a plain `python` run.
 """
 
 from __future__ import annotations
@@ -39,6 +40,14 @@ def _run(args: list[str], home: str, cwd: str) -> str:
     return done.stdout + done.stderr
 
 
+def logged(code: str, profile: int) -> str:
+    """The seed script with the lab's one line in and ``run.log`` per step, as its README shows them."""
+    line = "        losses.append(loss.numpy())\n"
+    assert line in code, "the seed's loop moved"
+    return (f"import rlcore\nrun = rlcore.init(name='seed HJB, logged', profile={profile})\n"
+            + code.replace(line, line + "        run.log(loss=losses[-1])\n") + "\nrun.finish()\n")
+
+
 def seed_rate(output: str) -> float:
     """The last it/s tqdm printed (its final average over the whole loop)."""
     return float(TQDM_RATE.findall(output)[-1])
@@ -60,18 +69,22 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         seed = Path(tmp) / "seed_hjb.py"
         seed.write_text(seed_hjb_script())
+        for profile in (0, 50):
+            (Path(tmp) / f"seed_logged_{profile}.py").write_text(logged(seed_hjb_script(), profile))
         fit = str(SCRIPTS / "keras_fit.py")
         cases = {
             "seed HJB (it/s)": {
                 "alone": [python, str(seed), str(args.epochs)],
                 "tracked": [*lab, "--steps", "0", str(seed), str(args.epochs)],
                 "tracked + profile 50": [*lab, "--steps", "50", str(seed), str(args.epochs)],
+                "run.log per step": [python, str(Path(tmp) / "seed_logged_0.py"), str(args.epochs)],
+                "run.log per step + profile 50": [python, str(Path(tmp) / "seed_logged_50.py"), str(args.epochs)],
             },
             "Keras fit (s)": {
                 "alone": [python, fit, str(args.fit_epochs)],
                 "tracked": [*lab, "--steps", "0", fit, str(args.fit_epochs)],
                 "tracked + profile 50": [*lab, "--steps", "50", fit, str(args.fit_epochs)],
-                "callback by hand": [python, fit, str(args.fit_epochs), "--callback"],
+                "callback by hand + profile 10": [python, fit, str(args.fit_epochs), "--callback"],
             },
         }
         read = {"seed HJB (it/s)": seed_rate, "Keras fit (s)": fit_seconds}

@@ -13,6 +13,7 @@ import dataclasses
 import itertools
 import math
 import random
+import re
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -94,6 +95,9 @@ def field_of(workload: workloads.Workload, name: str) -> dataclasses.Field:
     raise ConfigError(f"{workload.kind} has no setting {name.strip()[:40]!r}; its settings are {names}.", name)
 
 
+THOUSANDS = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d.])")  # 1,000 or 10,000,000: a number written with commas
+
+
 def parse_values(workload: workloads.Workload, name: str, text: str) -> tuple[str, list[Any]]:
     """'lr', '1e-3, 1e-2' -> ('learning_rate', [0.001, 0.01]): each value parsed and bounded like the field's.
 
@@ -104,7 +108,15 @@ def parse_values(workload: workloads.Workload, name: str, text: str) -> tuple[st
     parts = [p.strip() for p in text.split("|" if free_text else ",")]
     if not parts or any(p == "" for p in parts):
         raise ConfigError(f"{label_of(f)} needs a value or values separated by commas, not {text[:40]!r}.", f.name)
-    return f.name, list(dict.fromkeys(check_value(f, p) for p in parts))
+    try:
+        return f.name, list(dict.fromkeys(check_value(f, p) for p in parts))
+    except ConfigError as e:
+        grouped = THOUSANDS.search(text)
+        if free_text or grouped is None:
+            raise
+        raise ConfigError(f"{e} Values are separated by commas, so {grouped.group(0)} reads as "
+                          f"{' and '.join(grouped.group(0).split(','))}: write {grouped.group(0).replace(',', '')}.",
+                          f.name) from None
 
 
 def parse_range(workload: workloads.Workload, name: str, text: str) -> tuple[str, Range]:

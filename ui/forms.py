@@ -79,12 +79,15 @@ def widget_rejection(f: dataclasses.Field, raw: str, options: list[str] | None =
 
 
 def options_of(workload: workloads.Workload, no_gpu: str | None) -> dict[str, list[str]]:
-    """The choices each choice field's widget offers (the GPU only where TensorFlow sees one)."""
-    options = {f.name: list(f.metadata["choices"]) for f in dataclasses.fields(workload.config)
-               if f.metadata.get("choices")}
-    if no_gpu and "device" in options:
-        options["device"] = [d for d in options["device"] if d != "gpu"]
-    return options
+    """The choices each choice field's widget offers: all of them, the GPU too where TensorFlow sees none (it
+    shows why it is off, and choosing it says so and keeps Launch off, rather than vanishing)."""
+    return {f.name: list(f.metadata["choices"]) for f in dataclasses.fields(workload.config)
+            if f.metadata.get("choices")}
+
+
+def unavailable_choices(no_gpu: str | None) -> dict[str, dict[str, str]]:
+    """Per field, the choices this machine cannot run and why ({"device": {"gpu": "no GPU visible ..."}})."""
+    return {"device": {"gpu": no_gpu}} if no_gpu else {}
 
 
 def check_link(workload: workloads.Workload, no_gpu: str | None) -> None:
@@ -173,12 +176,13 @@ def config_form(workload: workloads.Workload, preset: str | None, no_gpu: str | 
     defaults = workload.defaults(preset)
     fields = dataclasses.fields(workload.config)
     options = options_of(workload, no_gpu)
+    off = unavailable_choices(no_gpu)
 
     values: dict[str, Any] = dict(defaults)
     slots: dict[str, Any] = {}
     style_field = workload.field(workload.style_field) if workload.style_field else None
     if style_field is not None:
-        values[style_field.name] = _widget(st.container(), style_field, defaults, options)
+        values[style_field.name] = _widget(st.container(), style_field, defaults, options, off)
         slots[style_field.name] = st.empty()
     style = values.get(style_field.name) if style_field is not None else None
     shown = [f for f in fields if f is not style_field and applies(f, style) and url_key(f) != workload.preset_param]
@@ -196,13 +200,13 @@ def config_form(workload: workloads.Workload, preset: str | None, no_gpu: str | 
         columns = st.columns(3)
         for i, f in enumerate(members):
             box = columns[i % 3]
-            values[f.name] = _widget(box, f, defaults, options)
+            values[f.name] = _widget(box, f, defaults, options, off)
             slots[f.name] = box.empty()
     if more:
         columns = st.expander("More settings").columns(3)
         for i, f in enumerate(more):
             box = columns[i % 3]
-            values[f.name] = _widget(box, f, defaults, options)
+            values[f.name] = _widget(box, f, defaults, options, off)
             slots[f.name] = box.empty()
     label = st.text_input("label", key="label", bind="query-params", max_chars=LABEL_MAX,
                           placeholder="automatic: made from the style and the changed settings",
@@ -227,20 +231,28 @@ def judge(workload: workloads.Workload, values: dict[str, Any], label: str,
     except ConfigError as e:
         return None, e
     if no_gpu and "gpu" in workloads.devices_of(cfg):
-        return None, ConfigError(f"device gpu is not available here ({no_gpu}); choose cpu.", "device")
+        return None, ConfigError(f"device gpu is off on this machine ({no_gpu}): choose cpu; a profiled CPU run's "
+                                 "Why panel estimates what a GPU step would at least pay.", "device")
     missing = workload.unavailable(cfg)
     if missing:
         return None, ConfigError(missing, workload.style_field)
     return cfg, None
 
 
-def _widget(box: Any, f: dataclasses.Field, defaults: Mapping[str, Any], options: Mapping[str, list[str]]) -> Any:
+def _widget(box: Any, f: dataclasses.Field, defaults: Mapping[str, Any], options: Mapping[str, list[str]],
+            unavailable: Mapping[str, Mapping[str, str]] | None = None) -> Any:
     meta, default = f.metadata, defaults.get(f.name, f.default)
     label, key = url_key(f).replace("_", " "), url_key(f)
     common = {"key": key, "help": meta["help"], "bind": "query-params"}
+    off = (unavailable or {}).get(f.name, {})
     if f.name in options:
         choices = options[f.name]
-        return box.selectbox(label, choices, index=choices.index(default) if default in choices else 0, **common)
+        chosen = box.selectbox(label, choices, index=choices.index(default) if default in choices else 0,
+                               format_func=lambda c: f"{c} (off here: {off[c]})" if c in off else c, **common)
+        for choice, why in off.items():
+            box.caption(fmt.md(f"{choice} is off on this machine: {why}. A profiled CPU run's Why panel estimates "
+                               "what a GPU step would at least pay.", 300))
+        return chosen
     if str(f.type) != "str":
         common["help"] += f" {bounds_text(f)}"
     # Text, numbers included: the field holds exactly what was typed and the configuration judges it.

@@ -7,10 +7,8 @@ from typing import Any
 import streamlit as st
 
 from rlcore.contract import workloads
-from rlcore.contract.params import ConfigError
-from rlcore.runs import executor, service
-from rlcore.runs.store import Store, StoreError, store_error
-from ui import access, extras, fmt, forms, run_view, share, sidebar
+from rlcore.runs.store import Store, store_error
+from ui import access, extras, fmt, forms, queueing, run_view, share, sidebar
 
 
 def workload_page(kind: str) -> None:
@@ -51,12 +49,4 @@ def link_params(workload: workloads.Workload, result: forms.FormResult) -> dict[
 def launch(store: Store, workload: workloads.Workload, result: forms.FormResult) -> None:
     """Store the form's config as queued, start its worker, open its view. On a bad config or a storage fault:
     one sentence, nothing written."""
-    try:
-        run_id = service.create_run(store, workload.kind, result.values, result.label, preset=result.preset,
-                                  executor=executor.current())
-    except (ConfigError, StoreError) as e:
-        st.error(fmt.md(str(e), 400))
-        return
-    executor.submit(store, [run_id])
-    st.query_params["run"] = str(run_id)
-    st.rerun()
+    queueing.queue_and_open(store, workload.kind, result.values, result.label, preset=result.preset)

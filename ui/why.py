@@ -10,10 +10,9 @@ import zipfile
 import pandas as pd
 import streamlit as st
 
-from rlcore.contract import workloads
-from rlcore.runs.store import Run, Store, StoreError
+from rlcore.runs.store import Run, Store
 from rlcore.tracking import system_metrics
-from ui import access, charts, fmt, views
+from ui import access, charts, fmt, queueing, views
 
 PROFILE_STEPS = 50  # what "Profile this run" asks for when the run had no profile setting of its own
 
@@ -92,8 +91,6 @@ def machine(run: Run, metrics: pd.DataFrame) -> None:
 
 def profile_again(store: Store, run: Run) -> None:
     """Queue the run's settings again with a profile (a run that had one is not profiled twice)."""
-    from rlcore.contract.params import ConfigError
-    from rlcore.runs import executor, service
 
     if "profile" not in run.config or (run.summary or {}).get("profile") or not access.is_operator():
         return
@@ -102,13 +99,4 @@ def profile_again(store: Store, run: Run) -> None:
                       "warm-up (left out of the speed); its view then says why it is as fast as it is.") \
             and access.require_operator("launch a run"):
         config = dict(run.config) | {"profile": PROFILE_STEPS}
-        try:
-            workloads.get(run.kind).make_config(config)
-            new = service.create_run(store, run.kind, config, f"{run.label} (profiled)"[:200], preset=run.preset,
-                                     executor=executor.current())
-        except (ConfigError, StoreError) as e:
-            st.error(fmt.md(str(e), 400))
-            return
-        executor.submit(store, [new])
-        st.query_params["run"] = str(new)
-        st.rerun()
+        queueing.queue_and_open(store, run.kind, config, f"{run.label} (profiled)"[:200], preset=run.preset)

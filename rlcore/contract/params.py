@@ -206,7 +206,11 @@ def parse_float(text: str, label: str) -> float:
     if len(text) > MAX_DIGITS:
         raise ConfigError(f"{label} must be a number of at most {MAX_DIGITS:,} characters, not a "
                           f"{len(text):,}-character one.", label)
-    return float(text)
+    value = float(text)
+    if not math.isfinite(value):  # 1e400, or 400 nines: more than a float holds
+        raise ConfigError(f"{label} must be a number a float can hold (up to about 1.8e308), not {shown(text)}.",
+                          label)
+    return value
 
 
 def parse_id(text: str, what: str = "run") -> int:
@@ -223,8 +227,9 @@ def int_list(label: str, text: str, hi: int, example: str = "1,100,10000") -> tu
     of any length is judged by its bounds, never read past what Python can read."""
     parts = [p.strip() for p in text.split(",") if p.strip()]
     width = len(str(hi))
-    if not parts or not all(DIGITS.fullmatch(p) and len(p.lstrip("0")) <= width and 1 <= int(p) <= hi
-                            for p in parts):
+    # Leading zeros count for nothing, and thousands of them are still thousands of digits to int().
+    parts = [p.lstrip("0") or "0" if DIGITS.fullmatch(p) else p for p in parts]
+    if not parts or not all(DIGITS.fullmatch(p) and len(p) <= width and 1 <= int(p) <= hi for p in parts):
         raise ConfigError(f"{label} must be whole numbers from 1 to {hi:,} separated by commas, like {example}, "
                           f"not {shown(text)}.", label)
     return tuple(dict.fromkeys(int(p) for p in parts))

@@ -25,7 +25,7 @@ def test_renders_with_the_workloads_defaults_and_explains_each_pattern(store):
 @pytest.mark.parametrize(("query", "sentence"), [
     ({"workload": "dqn-act", "patterns": "predict,fast"}, "patterns must be among predict, eager, tf-function, xla"),
     ({"batch": "0"}, "batch must be whole numbers from 1"),
-    ({"device": "cpu,gpu"}, "device gpu is not available here"),
+    ({"device": "cpu,gpu"}, "device gpu is off on this machine"),
 ])
 def test_bad_text_in_a_link_is_shown_and_judged_and_launches_nothing(store, launched, query, sentence):
     """Text fields show what the link says; the form marks it and keeps Launch off."""

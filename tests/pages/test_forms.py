@@ -48,7 +48,7 @@ INVALID = [
     ("bench", {"batch": "²"}, "batch must be whole numbers from 1"),
     ("bench", {"width": "5000"}, "width must be whole numbers from 1 to 4,096"),
     ("bench", {"device": "tpu"}, "device must be cpu, gpu or cpu,gpu"),
-    ("bench", {"device": "cpu,gpu"}, "device gpu is not available here"),
+    ("bench", {"device": "cpu,gpu"}, "device gpu is off on this machine"),
     ("dqn", {"label": "a\x1b[2Jb"}, "label must be printable text"),
 ]
 

@@ -25,6 +25,19 @@ def test_page_renders_with_defaults_and_says_there_is_no_gpu(store, name):
     assert not at.warning
 
 
+@pytest.mark.parametrize("name", ["dqn", "hjb"])
+def test_gpu_is_offered_off_with_the_reason_and_choosing_it_says_why_and_launches_nothing(store, name, launched):
+    """Not hidden: the device field lists gpu with why it is off here; chosen, one sentence and Launch stays off."""
+    at = page(name)
+    device = at.selectbox(key="device")
+    assert device.options == ["cpu", "gpu (off here: no GPU visible to TensorFlow)"]
+    assert any(c.value.startswith("gpu is off on this machine: no GPU visible to TensorFlow.") for c in at.caption)
+    at = device.select("gpu").run()
+    assert not at.exception and at.button(key="launch").disabled
+    assert shown(at.error[0]).startswith("device gpu is off on this machine (no GPU visible to TensorFlow)")
+    assert not launched and not store.list_runs()
+
+
 def test_a_bad_number_in_a_link_is_shown_as_linked_and_judged_at_its_field(store, launched):
     at = page("dqn", {"batch": "-5"})
     assert not at.exception and not at.warning and at.text_input(key="batch").value == "-5"

@@ -184,6 +184,9 @@ def tf_value(event):
 @pytest.mark.parametrize(("args", "sentence"), [
     (["dqn", "--epochs", "9" * 5000], "error: epochs must be a whole number of at most 4,000 digits, not a 5,000"),
     (["runs", "show", "9" * 5000], "error: run must be a run id like 3"),
+    (["bench", "--batch", "1," + "0" * 4301], "error: batch must be whole numbers from 1 to 1,000,000"),
+    (["sweep", "bench", "--set", "batch=1" + "0" * 4300], "error: Member 1"),
+    (["sweep", "dqn", "--grid", "epochs=1,000"], "error: epochs must be at least 1, not 0. Values are separated by"),
     (["dqn", "--json", "x" * 5000 + ".json"], "error: --json cannot be written: File name too long"),
 ])
 def test_odd_input_on_the_command_line_is_one_sentence(tmp_path, args, sentence):

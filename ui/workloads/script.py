@@ -13,11 +13,10 @@ import streamlit as st
 
 from rlcore.contract import workloads
 from rlcore.contract.params import ConfigError
-from rlcore.runs import executor, service
-from rlcore.runs.store import Run, Store, StoreError
+from rlcore.runs.store import Run, Store
 from rlcore.workloads.script import KIND
 from rlcore.workloads.script.code import sha256
-from ui import access, extras, fmt, run_view, runs_table, views
+from ui import access, extras, fmt, queueing, run_view, runs_table, views
 
 LAB = Path(__file__).resolve().parents[2]
 
@@ -89,14 +88,10 @@ def _queue(store: Store, values: dict, label: str) -> None:
     workload = workloads.get(KIND)
     try:
         prepared = workload.prepare(values) if workload.prepare else values
-        run_id = service.create_run(store, KIND, prepared, label or prepared.get("name", ""),
-                                    executor=executor.current())
-    except (ConfigError, StoreError) as e:
+    except ConfigError as e:
         st.error(fmt.md(str(e), 400))
         return
-    executor.submit(store, [run_id])
-    st.query_params["run"] = str(run_id)
-    st.rerun()
+    queueing.queue_and_open(store, KIND, prepared, label or prepared.get("name", ""))
 
 
 def again(store: Store, run: Run, metrics: pd.DataFrame) -> None:
