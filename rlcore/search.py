@@ -294,9 +294,10 @@ def aggregate(workload: workloads.Workload, varied: Sequence[str],
     return out
 
 
-def best(workload: workloads.Workload, results: Sequence[SettingResult]) -> SettingResult | None:
-    """The setting whose mean of the workload's first headline is best in that headline's direction."""
-    headline = workload.headlines[0]
+def best(workload: workloads.Workload, results: Sequence[SettingResult],
+         headline: workloads.Headline | None = None) -> SettingResult | None:
+    """The setting whose mean of a headline (the workload's first) is best in that headline's direction."""
+    headline = headline or workload.headlines[0]
     scored = [r for r in results if r.means.get(headline.key) is not None]
     if not scored:
         return None

@@ -83,8 +83,10 @@ def _show(store: Store, sweep: Sweep, runs: list[Run]) -> None:
                 + ", ".join(f"{n:,} {status}" for status, n in counts.items()))
     space = sweeps.space_of(sweep)
     results = sweeps.results(store, sweep, runs)
-    top = search.best(workload, results)
-    h = workload.headlines[0]
+    h, why = sweeps.ranked_by(workload, runs)
+    top = search.best(workload, results, h)
+    if why:
+        st.caption(fmt.md(why[0].upper() + why[1:] + ".", 300))
     if top is not None:
         setting = " ".join(f"{names.get(k, k)}={v}" for k, v in top.setting.items())
         finding = (f"{h.label} ({h.better} is better): {setting} — {h.text(top.means[h.key])} ± "

@@ -144,9 +144,9 @@ def sweeps_table(sweeps: Iterable[Any], members: Mapping[int, list[Run]], path: 
             "done" if counts.get("done") == len(runs) else ", ".join(f"{n:,} {k}" for k, n in counts.items())
         best = ""
         if runs and ended == len(runs):
-            top = search.best(workload, sweep_results.results_of(sweep, runs))
+            h, _ = sweep_results.ranked_by(workload, runs)
+            top = search.best(workload, sweep_results.results_of(sweep, runs), h)
             if top is not None:
-                h = workload.headlines[0]
                 names = {f.name: label_of(f) for f in dataclasses.fields(workload.config)}
                 setting = " ".join(f"{names.get(k, k)}={v}" for k, v in top.setting.items())
                 best = f"{h.text(top.means[h.key])} {h.label}" + (f" with {setting}" if setting else "")

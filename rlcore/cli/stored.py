@@ -96,10 +96,11 @@ def _show_sweep(store: Any, sweep_id: int, *, as_json: bool, json_path: Path | N
     workload = workloads.get(sweep.kind)
     runs = store.sweep_runs(sweep_id)
     rows = sweeps.results(store, sweep, runs)
-    top = search.best(workload, rows)
+    by, why = sweeps.ranked_by(workload, runs)
+    top = search.best(workload, rows, by)
     document = {"sweep": sweeps.to_dict(sweep), "runs": {r.id: r.status for r in runs},
                 "counts": sweeps.status_counts(runs), "results": sweeps.results_rows(sweep, rows),
-                "best": top.setting if top else None, "best_by": workload.headlines[0].key}
+                "best": top.setting if top else None, "best_by": by.key} | ({"best_by_why": why} if why else {})
     if json_path:
         write_result(json_path, json.dumps(document, indent=2).encode(), "--json")
     if as_json:
@@ -107,11 +108,12 @@ def _show_sweep(store: Any, sweep_id: int, *, as_json: bool, json_path: Path | N
         return 0
     counts = ", ".join(f"{n} {status}" for status, n in document["counts"].items())
     print(printable(f"sweep {sweep.id} ({sweep.kind}, {sweep.label}): {len(runs):,} runs — {counts}"))
-    print(_results_text(workload, rows, top))
+    print(_results_text(workload, rows, top, by, why))
     return 0
 
 
-def _results_text(workload: workloads.Workload, rows: list[Any], top: Any) -> str:
+def _results_text(workload: workloads.Workload, rows: list[Any], top: Any, by: workloads.Headline | None = None,
+                  why: str = "") -> str:
     from rlcore.contract.text import number_text
 
     def show(h: workloads.Headline, mean: float | None, spread: float | None) -> str:
@@ -128,9 +130,10 @@ def _results_text(workload: workloads.Workload, rows: list[Any], top: Any) -> st
     text = "\n".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)) for line in lines)
     if top is not None:
         setting = " ".join(f"{names.get(k, k)}={v}" for k, v in top.setting.items())
-        h = workload.headlines[0]
+        h = by or workload.headlines[0]
         text += (f"\nbest by {h.label} ({h.better} is better): {setting} "
-                 f"({show(h, top.means[h.key], top.spreads[h.key])} over {number_text(top.done)} runs)")
+                 f"({show(h, top.means[h.key], top.spreads[h.key])} over {number_text(top.done)} runs)"
+                 + (f"; {why}" if why else ""))
     return text
 
 

@@ -32,6 +32,26 @@ def create(store: Store, kind: str, base: dict[str, Any], space: search.Space, *
     return sweep_id, run_ids
 
 
+def ranked_by(workload: workloads.Workload, runs: list[Run]) -> tuple[workloads.Headline, str]:
+    """The headline a sweep's best is chosen by, and why when it is not the workload's first: members its
+    yardstick does not judge (every finished one an "info" verdict, such as a DQN of 20 games, a speed test) are
+    ranked by their speed, never crowned by a quality they were too short to reach."""
+    first = workload.headlines[0]
+    done = [r for r in runs if r.status == "done" and r.summary]
+    verdicts = []
+    for r in done:
+        try:
+            verdicts.append(workload.judge(workload.make_config(r.config), r.summary))
+        except Exception:  # a stored config this version no longer reads: it is not judged here
+            return first, ""
+    speed = next((h for h in workload.headlines if h.unit.endswith("/s")), None)
+    if verdicts and all(v.level == "info" for v in verdicts) and not first.timed and speed is not None:
+        word = verdicts[0].word
+        return speed, (f"its members are {word}s ({word}: the yardstick does not judge them), so none is best by "
+                       f"{first.label}; ranked by {speed.label} instead")
+    return first, ""
+
+
 def space_of(sweep: Sweep) -> search.Space:
     return search.Space.from_dict(sweep.space)
 

@@ -97,3 +97,21 @@ def test_a_sweep_over_one_setting_draws_every_member_or_beyond_twenty_a_line_and
     assert "each setting's mean" in title
     assert [t["name"] for t in many[title]["data"] if t.get("mode") == "lines"] == [
         "lr=0.001 (15 runs)", "lr=0.01 (15 runs)"]
+
+
+def test_a_sweep_of_speed_tests_crowns_no_setting_by_win_rate_and_ranks_them_by_speed(store):
+    """20-game DQN runs are speed tests by the lab's own verdict: no "Best by win rate" box for them."""
+    workload = workloads.get("dqn")
+    space = search.Space(grid={"batch_size": [16, 32]})
+    members = search.members(workload, {"epochs": 20, "memory_size": 100}, space)
+    sweep_id, ids = store.create_sweep("dqn", {"epochs": 20, "memory_size": 100}, space.to_dict(),
+                                       [(m.config, m.label(workload)) for m in members], label="speed")
+    for run_id, (win, speed) in zip(ids, ((0.30, 500.0), (0.10, 900.0)), strict=True):
+        store.finish(run_id, "done", summary={"win_rate": win, "steps_per_second": speed, "train_seconds": 1.0})
+    at = open_page("sweeps", {"sweep": str(sweep_id)})
+    assert not at.exception
+    assert not any("win rate" in shown(s) for s in at.success)
+    assert shown(at.success[0]).startswith("Best by env steps/s (higher is better): batch=32")
+    assert any(c.value.startswith("Its members are speed tests") for c in at.caption)
+    listing = open_page("sweeps")
+    assert not listing.exception

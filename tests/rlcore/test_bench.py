@@ -161,3 +161,25 @@ def test_cli_bench_on_gpu_without_one_says_so_and_measures_nothing(tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines()[-1].startswith("error: GPU requested but TensorFlow sees none")
     assert not (tmp_path / "x.json").exists()
+
+
+def _cell(pattern, batch, steps, first=0.1, calls=1000, iqr=0.0):
+    return {"workload": "hjb-step", "pattern": pattern, "device": "cpu", "batch": batch, "width": 8,
+            "steps_per_second": steps, "samples_per_second": steps * batch, "calls_per_second": steps,
+            "calls": calls, "first_call_seconds": first, "iqr": iqr}
+
+
+def test_a_cell_far_below_its_pattern_s_neighbours_is_named_and_a_compile_that_dominated_is_said():
+    """The torch-compile cell the issue saw: 15 calls after a 26.8 s first call, 3.25 steps/s, 300x below its row."""
+    from rlcore.workloads import bench
+
+    cells = [_cell("torch-compile", 10, 2000.0), _cell("torch-compile", 100, 3.25, first=26.8, calls=15),
+             _cell("torch-compile", 1000, 900.0), _cell("tf-function", 100, 1500.0)]
+    verdict = bench.judge(None, {"cells": cells})
+    assert verdict.word == "outlier" and verdict.level == "rough"
+    assert verdict.text.startswith("Outlier: torch-compile at batch 100, width 8 ran 62x below its pattern")
+    assert "its first call took 26.8 s, more than its 15 timed calls together: the compile dominated" in verdict.text
+    steady = [_cell("graph", 1, 3000.0, first=2.0, calls=1000), _cell("graph", 10, 2900.0)]
+    assert bench.judge(None, {"cells": steady}).word == "steady"  # a 2 s compile against 0.33 s of calls is said:
+    assert "The first call dominated in graph at batch 1, width 8" in bench.judge(None, {"cells": steady}).text
+    assert bench.outliers([_cell("predict", 1, 30.0), _cell("xla", 1, 9000.0)]) == []  # patterns differ: not outliers
