@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -27,6 +27,8 @@ MARGIN = {"t": 40, "b": 40, "l": 60, "r": 10}
 # A legend in a row above the plot, under the title: at the bottom it covered the x axis's title.
 LEGEND = {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "left", "x": 0}
 MARGIN_WITH_LEGEND = MARGIN | {"t": 70}
+# Plotly's mode bar stands in a column at the chart's right edge, not in a row over its title (where it hid it).
+MODEBAR = {"orientation": "v"}
 # The hover rule: a thin line across the chart at the pointer.
 SPIKES = {"showspikes": True, "spikemode": "across", "spikesnap": "cursor", "spikethickness": 1, "spikecolor": "#888",
           "spikedash": "solid"}
@@ -96,12 +98,29 @@ def x_axis(xs: pd.Series, x: str) -> dict:
     return axis
 
 
-def _lines_layout(title: str, xaxis: dict, yaxis: dict, legend: bool) -> dict:
+def legend_margin(entries: int, per_row: int = 3) -> dict:
+    """Room above the plot for a legend in rows under the title: a long legend grows down, never over it."""
+    rows = max(1, math.ceil(entries / per_row))
+    return MARGIN | {"t": 48 + 24 * rows}
+
+
+def _lines_layout(title: str, xaxis: dict, yaxis: dict, legend: bool, entries: int = 1) -> dict:
     """The layout of a metric's lines: the hover rule across at the pointer with every line's value, the wheel
     zooming x only (y fixed), a legend above the plot when there is more than one line."""
     return {"title": {"text": title}, "xaxis": xaxis | SPIKES, "yaxis": yaxis | {"fixedrange": True},
-            "hovermode": "x unified", "dragmode": "zoom", "margin": MARGIN_WITH_LEGEND if legend else MARGIN,
-            "legend": LEGEND, "showlegend": legend, "height": 320}
+            "modebar": MODEBAR, "hovermode": "x unified", "dragmode": "zoom",
+            "margin": legend_margin(entries) if legend else MARGIN, "legend": LEGEND, "showlegend": legend,
+            "height": 320 + (24 * (math.ceil(entries / 3) - 1) if legend else 0)}
+
+
+def log_axis(values: Iterable[float]) -> dict:
+    """A log axis labelled once per decade (1, 10, 100, 1k), never Plotly's "5 2 10k 5 2 1000" in between."""
+    positive = [v for v in values if v and v > 0]
+    axis: dict = {"type": "log", "tickformat": ",.3~s", "minor": {"showgrid": True}}
+    if positive:
+        low, high = math.floor(math.log10(min(positive))), math.ceil(math.log10(max(positive)))
+        axis |= {"dtick": 1 if high - low <= 8 else 2, "range": [low - 0.05, max(high, low + 1) + 0.05]}
+    return axis
 
 
 def metric_chart(metrics: pd.DataFrame, name: str, *, labels: Mapping[int, str] | None = None, x: str = "step",
@@ -139,7 +158,8 @@ def metric_chart(metrics: pd.DataFrame, name: str, *, labels: Mapping[int, str] 
                            "textposition": "top left", "textfont": {"color": color}, "hoverinfo": "skip",
                            "name": f"{label} (newest)"})
     return go.Figure(data=traces, layout=_lines_layout(title or fmt.metric_title(name), x_axis(rows[x], x),
-                                                       y_axis(rows["value"], log_y=log_y, percent=percent), several))
+                                                       y_axis(rows["value"], log_y=log_y, percent=percent), several,
+                                                       sum(1 for t in traces if t.get("showlegend") is not False)))
 
 
 def grouped_metric_chart(metrics: pd.DataFrame, name: str, groups: Mapping[int, str], *, smoothing: float = 0.0,
@@ -167,7 +187,8 @@ def grouped_metric_chart(metrics: pd.DataFrame, name: str, groups: Mapping[int, 
                        "mode": "lines", "name": label, "line": {"color": color},
                        "hovertemplate": f"{hover}<extra>{label}</extra>"})
     return go.Figure(data=traces, layout=_lines_layout(title or fmt.metric_title(name), x_axis(rows["step"], "step"),
-                                                       y_axis(rows["value"], log_y=log_y, percent=percent), True))
+                                                       y_axis(rows["value"], log_y=log_y, percent=percent), True,
+                                                       len(order)))
 
 
 ONCE_PHASES = ("compile", "eval")  # paid once per run, not per step: no time per step beside them
@@ -183,7 +204,7 @@ def phase_chart(phase_seconds: Mapping[str, float], steps: int, title: str = "wh
     return go.Figure(data=[{"type": "bar", "y": names, "x": values, "orientation": "h", "text": text,
                             "textposition": "auto", "marker": {"color": PALETTE[0]}, "opacity": 0.6,
                             "hovertemplate": "%{y}: %{text}<extra></extra>"}],
-                     layout={"title": {"text": title}, "xaxis": {"title": {"text": "seconds"}},
+                     layout={"title": {"text": title}, "modebar": MODEBAR, "xaxis": {"title": {"text": "seconds"}},
                              "yaxis": {"autorange": "reversed", "fixedrange": True}, "margin": MARGIN, "height": 320})
 
 
@@ -194,7 +215,8 @@ def solution_chart(k: np.ndarray, network: np.ndarray, exact: np.ndarray, what: 
                                 line={"width": 6, "color": PALETTE[0]}, opacity=0.45),
                      go.Scatter(x=k, y=exact, mode="lines", name="exact", line={"width": 2, "color": "#222",
                                                                                  "dash": "dash"})])
-    fig.update_layout(title=f"{what}(k): the network against the exact solution", xaxis_title="capital k",
+    fig.update_layout(modebar=MODEBAR, title=f"{what}(k): the network against the exact solution",
+                      xaxis_title="capital k",
                       margin=MARGIN_WITH_LEGEND, legend=LEGEND, hovermode="x unified")
     return fig
 
@@ -203,7 +225,7 @@ def error_over_k_chart(k: np.ndarray, rel_err_v: np.ndarray, rel_err_c: np.ndarr
     """Relative error of V and c along k, log scale: where the network is wrong."""
     fig = go.Figure([go.Scatter(x=k, y=rel_err_v, mode="lines", name="V"),
                      go.Scatter(x=k, y=rel_err_c, mode="lines", name="c")])
-    fig.update_layout(title="relative error over k", xaxis_title="capital k",
+    fig.update_layout(modebar=MODEBAR, title="relative error over k", xaxis_title="capital k",
                       yaxis=y_axis(pd.Series(np.concatenate([rel_err_v, rel_err_c])), log_y=True, percent=True),
                       margin=MARGIN_WITH_LEGEND, legend=LEGEND, hovermode="x unified")
     return fig
@@ -229,7 +251,7 @@ def board_chart(boards: list[Mapping[str, tuple[int, int]]], captions: list[str]
                     frames=[go.Frame(data=_board_traces(b), name=str(i), layout={"title": {"text": captions[i]}})
                             for i, b in enumerate(boards)])
     step = {"frame": {"duration": 600, "redraw": True}, "transition": {"duration": 0}, "mode": "immediate"}
-    fig.update_layout(
+    fig.update_layout(modebar=MODEBAR,
         title=captions[0], width=420, height=500, showlegend=False, plot_bgcolor="#f4f4f4",
         margin={"t": 50, "b": 90, "l": 20, "r": 20},
         xaxis={"range": [-0.5, 3.5], "dtick": 1, "showticklabels": False, "showgrid": False, "zeroline": False,
@@ -266,8 +288,9 @@ def bench_bar_chart(cells: list[Mapping], title: str = "Speed of each pattern") 
             text=[f"{c['steps_per_second'] / slowest:,.1f}x" for c in mine], textposition="inside",
             error_y={"type": "data", "array": [c.get("iqr") or 0 for c in mine], "visible": True},
             hovertemplate="%{x}: %{y:,.1f} steps/s<extra>" + device + "</extra>"))
-    fig.update_layout(title=title, yaxis_type="log", yaxis_title="steps (calls × steps per call) per second",
-                      barmode="group", margin=MARGIN_WITH_LEGEND, legend=LEGEND)
+    fig.update_layout(modebar=MODEBAR, title=title, yaxis=log_axis([c["steps_per_second"] for c in cells]) | {
+        "title": {"text": "steps (calls × steps per call) per second"}}, barmode="group", margin=MARGIN_WITH_LEGEND,
+        legend=LEGEND)
     return fig
 
 
@@ -285,8 +308,9 @@ def crossover_chart(cells: list[Mapping], crossovers: Mapping[str, int | None] |
     for name, batch in (crossovers or {}).items():
         if batch is not None:
             fig.add_vline(x=batch, line_dash="dash", line_color="#888", annotation_text=f"{name}: GPU from {batch:,}")
-    fig.update_layout(title=title, xaxis_type="log", yaxis_type="log", xaxis_title="batch size",
-                      yaxis_title="samples per second", margin=MARGIN_WITH_LEGEND, legend=LEGEND)
+    fig.update_layout(modebar=MODEBAR, title=title, xaxis=log_axis([c["batch"] for c in cells]) | {
+        "title": {"text": "batch size"}}, yaxis=log_axis([c["samples_per_second"] for c in cells]) | {
+        "title": {"text": "samples per second"}}, margin=legend_margin(len(keys)), legend=LEGEND)
     return fig
 
 
@@ -336,7 +360,7 @@ def parallel_coordinates(columns: dict[str, list], color_name: str, title: str) 
     color = [float("nan") if v is None else v for v in columns[color_name]]
     fig = go.Figure(go.Parcoords(dimensions=dimensions, line={"color": color, "colorscale": "Viridis",
                                                               "showscale": True}))
-    fig.update_layout(title=title, margin={"t": 70, "b": 30, "l": 60, "r": 60})
+    fig.update_layout(modebar=MODEBAR, title=title, margin={"t": 70, "b": 30, "l": 60, "r": 60})
     return fig
 
 
@@ -382,7 +406,8 @@ def step_time_chart(profiles: Mapping[str, Mapping[str, Any]]) -> go.Figure:
                              text=[f"  {fmt.seconds(t)} per step" for t in totals], textposition="middle right",
                              hoverinfo="skip"))
     rows = 1 + len(causes) // 3  # the legend's rows, three causes to a row
-    fig.update_layout(title="one training step's time, by cause", barmode="stack", xaxis_title="seconds per step",
+    fig.update_layout(modebar=MODEBAR, title="one training step's time, by cause", barmode="stack",
+                      xaxis_title="seconds per step",
                       xaxis={"range": [0, max([*totals, 1e-9]) * 1.35]}, height=170 + 50 * len(names) + 25 * rows,
                       margin=MARGIN | {"t": 80 + 25 * rows}, legend=LEGEND)
     return fig
@@ -405,7 +430,7 @@ def system_chart(metrics: pd.DataFrame, cores: int, labels: Mapping[int, str] | 
                        "line": {"color": run_color(int(run_id)), "dash": "solid" if own else "dot"},
                        "hovertemplate": "%{y:.2f} cores<extra>" + ("run" if own else "machine") + "</extra>"})
     return go.Figure(data=traces, layout={
-        "title": {"text": f"CPU cores busy, of the machine's {cores}"},
+        "title": {"text": f"CPU cores busy, of the machine's {cores}"}, "modebar": MODEBAR,
         "xaxis": {"title": {"text": "seconds since it started"}},
         "yaxis": {"range": [0, cores * 1.05], "dtick": 1 if cores <= 16 else None, "title": {"text": "cores"}},
         "hovermode": "x unified", "margin": MARGIN_WITH_LEGEND, "legend": LEGEND, "height": 320})
