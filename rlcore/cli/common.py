@@ -18,6 +18,9 @@ EXIT_BAD_INPUT = 2
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
+SUBCOMMAND_DESTS = ("command", "runs_command", "sweeps_command")  # the parser's dest of each level of commands
+
+
 class Parser(argparse.ArgumentParser):
     """argparse, but a bad argument is one sentence and exit 2, without the usage block, and a flag is never
     guessed from its first letters (``--epoch`` is not ``--epochs``)."""
@@ -28,6 +31,17 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(EXIT_BAD_INPUT, f"error: {printable(message)} (see {self.prog} --help)\n")
+
+    def parse_args(self, args: Any = None, namespace: Any = None) -> argparse.Namespace:  # type: ignore[override]
+        """An unknown flag points to the help of the command it was given to (``rlcore runs show --help``), where
+        argparse's own points to the top level."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            chosen = [getattr(parsed, name, None) for name in SUBCOMMAND_DESTS]
+            where = " ".join([self.prog, *(c for c in chosen if isinstance(c, str))])
+            self.exit(EXIT_BAD_INPUT, f"error: unrecognized arguments: {printable(' '.join(extras))[:200]} (see "
+                                      f"{where} --help)\n")
+        return parsed
 
 
 def printable(text: Any) -> str:

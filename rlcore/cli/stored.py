@@ -186,6 +186,18 @@ def run_sweeps(args: argparse.Namespace) -> int:
     return 0
 
 
+def _headline_text(run: Any) -> str:
+    """A run's headline numbers in a line ("win rate: 90.0%; env steps/s: 250 steps/s; training time: 4.0 s")."""
+    if not run.summary or not workloads.WORKLOADS.has(run.kind):
+        return ""
+    parts = []
+    for h in workloads.get(run.kind).headlines:
+        value = workloads.headline_value(run.summary, h)
+        if value is not None:
+            parts.append(f"{h.label}: {h.text(value)}")
+    return "; ".join(parts)
+
+
 def run_runs(args: argparse.Namespace) -> int:
     from rlcore.runs.executor import cancel
     from rlcore.runs.store import Store
@@ -221,6 +233,12 @@ def run_runs(args: argparse.Namespace) -> int:
                             + (f" — {run.error}" if run.error else "") + f"; {details['metric_rows']:,} metric rows"))
             if verdict:
                 print(printable(verdict["text"]))
+            numbers = _headline_text(run)
+            if numbers:
+                print(printable(numbers))
+            from rlcore.cli.train import print_profile
+
+            print_profile((run.summary or {}).get("profile") if isinstance(run.summary, dict) else None)
         return 0
     if args.runs_command == "export":
         if (args.csv is None) == (args.tensorboard is None):

@@ -201,3 +201,30 @@ def test_an_output_path_that_would_block_is_refused_before_any_work(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "rlcore", "dqn", "--json", str(fifo)], capture_output=True,
                           text=True, timeout=60, env=ENV | {"RLCORE_HOME": str(tmp_path)})
     assert proc.returncode == 2 and proc.stderr.startswith("error: --json names something that is not a regular file")
+
+
+def test_runs_show_prints_the_numbers_and_the_profile_and_an_unknown_flag_points_to_its_command(tmp_path):
+    from rlcore.runs import service
+    from rlcore.runs.store import Store
+
+    store = Store(tmp_path)
+    run_id = service.create_run(store, "dqn", {"epochs": 40}, label="shown")
+    store.finish(run_id, "done", summary={"win_rate": 0.9, "steps_per_second": 250.0, "train_seconds": 4.0,
+                                          "profile": {"sentence": "Launch-bound: each step runs 4,250 ops.",
+                                                      "findings": [{"cause": "model.predict in a loop",
+                                                                    "category": "predict-bound",
+                                                                    "seconds_per_step": 0.064, "share": 0.35,
+                                                                    "fix": "call the model", "evidence": "1 call"}]}})
+    env = ENV | {"RLCORE_HOME": str(tmp_path)}
+    shown = subprocess.run([sys.executable, "-m", "rlcore", "runs", "show", str(run_id)], capture_output=True,
+                           text=True, timeout=60, env=env)
+    lines = shown.stdout.splitlines()
+    assert shown.returncode == 0 and lines[0].startswith(f"run {run_id} (dqn, shown): done")
+    assert "win rate: 90.0%; env steps/s: 250 steps/s; training time: 4.0 s" in lines
+    assert "1. model.predict in a loop: 64 ms per step (35.0% of the step); call the model. [1 call]" in lines
+    assert "TensorFlow's reading: Launch-bound: each step runs 4,250 ops." in lines
+    for args, command in ((["runs", "show", str(run_id), "--bogus"], "rlcore runs show"),
+                          (["runs", "list", "--bogus"], "rlcore runs list"), (["dqn", "--bogus"], "rlcore dqn")):
+        bad = subprocess.run([sys.executable, "-m", "rlcore", *args], capture_output=True, text=True, timeout=60,
+                             env=env)
+        assert bad.returncode == 2 and bad.stderr == f"error: unrecognized arguments: --bogus (see {command} --help)\n"
