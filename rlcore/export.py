@@ -6,20 +6,54 @@ Writing event files takes TensorFlow's summary writer, so this runs in the CLI's
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from rlcore.tracking.profiling import PROFILE_DIR
 
 
+class ExportError(Exception):
+    """An export that could not be finished: one sentence; nothing half-written is left behind."""
+
+
 def to_tensorboard(run: Any, metrics: Any, run_dir: Path, out: Path) -> dict[str, int]:
     """Write ``run``'s metrics (the store's long format: step, name, value) under ``out`` as one TensorBoard run
-    named after it, and copy its profile's capture beside them. Returns what was written."""
+    named after it (``out/run<id>``), and copy its profile's capture beside them. Returns what was written.
+
+    Written whole or not at all: into a temporary folder beside the target, renamed into place at the end (a
+    previous export of the run is replaced); on any fault (a full disk, a name too long) the temporary folder is
+    removed and the fault is one sentence (``ExportError``)."""
+    logdir = out / f"run{run.id}"
+    try:
+        if logdir.exists() and not logdir.is_dir():
+            raise ExportError(f"{logdir} is a file, not a folder; the export writes the run's folder there: move the "
+                              "file or choose another folder.")
+        out.mkdir(parents=True, exist_ok=True)
+        partial = Path(tempfile.mkdtemp(prefix=f".run{run.id}.partial-", dir=out))
+    except OSError as e:
+        raise ExportError(f"{out} cannot be written: {e.strerror or e}.") from None
+    try:
+        written, copied = _write(run, metrics, run_dir, partial)
+        if logdir.is_dir():
+            shutil.rmtree(logdir)
+        os.rename(partial, logdir)
+    except BaseException as e:
+        shutil.rmtree(partial, ignore_errors=True)
+        if isinstance(e, ExportError | KeyboardInterrupt):
+            raise
+        text = str(e).strip()
+        reason = getattr(e, "strerror", None) or (text.splitlines()[0][:200] if text else type(e).__name__)
+        raise ExportError(f"The export of run {run.id} to {out} could not be finished ({reason}); nothing of it "
+                          "was left there.") from None
+    return {"scalars": written, "profile_files": copied, "logdir": str(logdir)}
+
+
+def _write(run: Any, metrics: Any, run_dir: Path, logdir: Path) -> tuple[int, int]:
     import tensorflow as tf
 
-    out.mkdir(parents=True, exist_ok=True)
-    logdir = out / f"run{run.id}"
     writer = tf.summary.create_file_writer(str(logdir))
     written = 0
     with writer.as_default():
@@ -33,4 +67,15 @@ def to_tensorboard(run: Any, metrics: Any, run_dir: Path, out: Path) -> dict[str
     if profile.is_dir():
         shutil.copytree(profile, logdir / "plugins", dirs_exist_ok=True)
         copied = sum(1 for p in (logdir / "plugins").rglob("*") if p.is_file())
-    return {"scalars": written, "profile_files": copied, "logdir": str(logdir)}
+    return written, copied
+
+
+def to_csv(metrics: Any, path: Path) -> None:
+    """The metrics as CSV at ``path``, written whole or not at all (a temporary file beside it, renamed)."""
+    partial = path.with_name(f".{path.name}.partial-{os.getpid()}")
+    try:
+        metrics.to_csv(partial, index=False)
+        os.replace(partial, path)
+    except OSError as e:
+        partial.unlink(missing_ok=True)
+        raise ExportError(f"{path} could not be written ({e.strerror or e}); nothing of it was left there.") from None

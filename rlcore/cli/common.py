@@ -84,14 +84,15 @@ def writable_dir(text: str, flag: str) -> Path:
     if not text.strip():
         raise ConfigError(f"{flag} needs a folder name, not an empty one.")
     path = Path(text)
-    if path.exists() and not path.is_dir():
-        raise ConfigError(f"{flag} names a file, not a folder: {text}.")
-    try:
+    shown = printable(text if len(text) <= 80 else text[:80] + "…")
+    try:  # a name too long raises from exists() already
+        if path.exists() and not path.is_dir():
+            raise ConfigError(f"{flag} names a file, not a folder: {shown}.")
         path.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise ConfigError(f"{flag} cannot be made: {e.strerror or e}.") from None
+        raise ConfigError(f"{flag} cannot be made: {e.strerror or e} ({shown}).") from None
     if not os.access(path, os.W_OK):
-        raise ConfigError(f"{flag} cannot be written: {text} is not writable.")
+        raise ConfigError(f"{flag} cannot be written: {shown} is not writable.")
     return path
 
 

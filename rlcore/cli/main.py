@@ -19,9 +19,14 @@ VERBOSE_ENV = settings.VERBOSE.name  # 1: TensorFlow's own log lines stay on std
 def main(argv: Sequence[str] | None = None, *, process: bool = False) -> int:
     """The command line; ``process``: this is the process's own entry (``python -m rlcore``), whose stderr is
     then kept free of TensorFlow's C++ log lines."""
+    from rlcore.contract.params import ConfigError
     from rlcore.runs.store import StoreError
 
-    args = build_parser().parse_args(argv)
+    try:
+        parser = build_parser()  # it lists the registered workloads: a bad RLCORE_WORKLOADS is one sentence
+    except ConfigError as e:
+        return fail(str(e))
+    args = parser.parse_args(argv)
     if process and not (getattr(args, "verbose", False) or settings.VERBOSE.text() == "1"):
         quiet_native_logs()  # before TensorFlow is imported: its C++ start-up lines are noise to a user
     commands = {"devices": run_devices, "runs": run_runs, "sweep": run_sweep, "profile": run_profile,
@@ -30,7 +35,7 @@ def main(argv: Sequence[str] | None = None, *, process: bool = False) -> int:
         if args.command in commands:
             return commands[args.command](args)
         return run_workload(workloads.get(args.command), args)
-    except StoreError as e:
+    except (StoreError, ConfigError) as e:  # a storage fault; a bad setting found only once work began
         return fail(str(e))
 
 

@@ -248,13 +248,16 @@ def run_runs(args: argparse.Namespace) -> int:
                                                                                                "--tensorboard")
         except ConfigError as e:
             return fail(str(e))
-        if args.csv is not None:
-            store.metrics(run.id).to_csv(path, index=False)
-            print(f"wrote {store.metric_count(run.id):,} metric rows of run {run.id} to {path}")
-            return 0
-        from rlcore.export import to_tensorboard
+        from rlcore.export import ExportError, to_csv, to_tensorboard
 
-        written = to_tensorboard(run, store.metrics(run.id), store.run_dir(run.id), path)
+        try:
+            if args.csv is not None:
+                to_csv(store.metrics(run.id), path)
+                print(f"wrote {store.metric_count(run.id):,} metric rows of run {run.id} to {path}")
+                return 0
+            written = to_tensorboard(run, store.metrics(run.id), store.run_dir(run.id), path)
+        except ExportError as e:
+            return fail(str(e))
         print(f"wrote {written['scalars']:,} scalars of run {run.id}" + (
             f" and its profile ({written['profile_files']} files)" if written["profile_files"] else "") +
             f" to {written['logdir']}; open them with: tensorboard --logdir {path}")

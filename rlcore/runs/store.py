@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import json
 import shutil
 import socket
@@ -142,6 +143,7 @@ class StoreError(RuntimeError):
 
 
 FULL_BELOW_BYTES = 1 << 20
+ROOM_FOR_A_RUN_BYTES = 2 << 20  # a run's reserve (a megabyte, runs.worker.SpaceReserve) and its first rows
 
 
 def storage_fault(error: BaseException, path: Path | None = None) -> str:
@@ -167,9 +169,20 @@ def storage_fault(error: BaseException, path: Path | None = None) -> str:
     return "other"
 
 
+def shown_path(path: Path | str, limit: int = 200) -> str:
+    """A path in a sentence: whole when it is short, its start and end around "…" when it runs to thousands of
+    characters (a sentence is for reading)."""
+    text = str(path)
+    return text if len(text) <= limit else f"{text[:limit - 70]}…{text[-60:]} ({len(text):,} characters)"
+
+
 def store_error(error: BaseException, path: Path) -> StoreError:
     """The one sentence for a storage fault, with what to do about it."""
     kind = storage_fault(error, path)
+    if getattr(error, "errno", None) == errno.ENAMETOOLONG:
+        return StoreError(f"The run store's path is too long for this file system ({shown_path(path, 120)}); point "
+                          "RLCORE_HOME at a shorter path.", "missing")
+    path = shown_path(path)  # type: ignore[assignment]
     sentences = {
         "read-only": f"The run store at {path} is read-only, so nothing can be launched, changed or recorded; "
                      "point RLCORE_HOME at a writable directory (stored runs can still be looked at).",
@@ -266,12 +279,12 @@ class Store:
         self.path = self.home / "runs.sqlite"
         self.read_only = False
         self._unrecorded: dict[int, str] = {}  # runs that ended but whose end the store could not take yet
-        if self.path.is_dir():  # sqlite would call it read-only; it is something else in the store's place
-            raise StoreError(f"The run store at {self.path} is a folder, not a database file; move it aside or point "
-                             "RLCORE_HOME at another directory.", "damaged")
         try:
+            if self.path.is_dir():  # sqlite would call it read-only; it is something else in the store's place
+                raise StoreError(f"The run store at {self.path} is a folder, not a database file; move it aside or "
+                                 "point RLCORE_HOME at another directory.", "damaged")
             self.home.mkdir(parents=True, exist_ok=True)
-            with self._connect() as db:
+            with self._creating(), self._connect() as db:
                 db.execute("PRAGMA journal_mode=WAL")
                 self._migrate(db)
         except StoreError as e:
@@ -284,6 +297,30 @@ class Store:
         except OSError as e:
             raise store_error(e, self.path) from None
         self.store_id = self._meta("store_id")
+
+    @contextmanager
+    def _creating(self) -> Iterator[None]:
+        """Only the lab making a store starts from nothing: SQLite takes an empty file for an empty database, so a
+        store truncated to zero bytes would silently become a new one. A store is made under a lock (a file beside
+        it), and an empty file found under that lock (no maker at work) is a damaged store."""
+        if self.path.is_file() and self.path.stat().st_size > 0:
+            yield  # the usual case: a store that stands
+            return
+        import fcntl
+
+        try:
+            lock = open(self.home / ".runs.sqlite.lock", "a")  # noqa: SIM115 (held across the yield)
+        except OSError:
+            lock = None  # a read-only home: nothing can be made here anyway
+        try:
+            if lock is not None:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+            if self.path.is_file() and self.path.stat().st_size == 0:
+                raise store_error(sqlite3.DatabaseError("file is not a database (it is empty)"), self.path)
+            yield
+        finally:
+            if lock is not None:
+                lock.close()
 
     def _check_readable(self) -> None:
         with self._connect() as db:
@@ -376,6 +413,7 @@ class Store:
         """Insert a run as given (``rlcore.runs.service`` validates and names it first): queued, or already running
         in the process ``running_pid`` of this host (a run trained where it was started: the CLI, a script)."""
         self._writable()
+        self._room_for_a_run()
         now = time.time()
         with self._connect() as db:
             if running_pid is None:
@@ -388,6 +426,17 @@ class Store:
                                  (kind, json.dumps(config), label, now, preset, executor, running_pid, HOST, now,
                                   now))
             return int(cur.lastrowid)
+
+    def _room_for_a_run(self) -> None:
+        """A new run needs room to start (its worker holds back a megabyte to record its end, then its first rows):
+        on a disk with less free, it is refused as a full disk, not accepted to fail at once (a run that failed
+        there gave its megabyte back, which must not read as room)."""
+        try:
+            free = shutil.disk_usage(self.home).free
+        except OSError:
+            return  # the write itself then says what is wrong
+        if free < ROOM_FOR_A_RUN_BYTES:
+            raise store_error(OSError(errno.ENOSPC, "No space left on device"), self.path)
 
     def set_environment(self, run_id: int, environment: dict[str, Any]) -> None:
         """The environment card of a run that was stored already running."""
@@ -572,6 +621,7 @@ class Store:
         all of it or nothing."""
         label = check_text(label, "label", LABEL_MAX) or f"{kind} sweep of {len(members):,} runs"
         self._writable()
+        self._room_for_a_run()
         now = time.time()
         with self._connect() as db:
             db.execute("BEGIN IMMEDIATE")

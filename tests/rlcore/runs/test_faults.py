@@ -237,22 +237,28 @@ def test_a_full_disk_ends_the_run_with_its_real_cause_and_keeps_what_was_written
         fill("filler")
         run = wait_final(store, run_id, timeout=120)
         assert run.status == "failed" and run.error.startswith("The disk holding the run store")
-        fill("more")  # the run gave its reserve back to record why it ended: full again
+        # The run gave its reserve back to record why it ended: that megabyte is no room for another run.
         one_sentence(rlcore("dqn", "--detach", home=home), "error: The disk holding the run store")
+        one_sentence(rlcore("sweep", "dqn", "--grid", "epochs=3,4", "--detach", home=home),
+                     "error: The disk holding the run store")
         assert store.integrity_check() == "ok" and store.metric_count(done) == 199
         assert [r.status for r in store.list_runs()] == ["failed", "done"]  # the refused launch wrote nothing
 
 
-@pytest.mark.parametrize("damage", ["truncated", "garbage"])
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "zero bytes"])
 def test_a_damaged_store_is_one_sentence_in_the_cli_and_on_every_page(tmp_path, monkeypatch, damage):
     store = Store(tmp_path)
     store.append_metrics(service.create_run(store, "dqn", {}), [(s, 0.1, "train/loss", 1.0) for s in range(500)])
     data = store.path.read_bytes()
     for extra in ("-wal", "-shm"):
         Path(f"{store.path}{extra}").unlink(missing_ok=True)
-    store.path.write_bytes(data[: len(data) // 3] if damage == "truncated" else os.urandom(len(data)))
+    store.path.write_bytes({"truncated": data[: len(data) // 3], "garbage": os.urandom(len(data)),
+                            "zero bytes": b""}[damage])
     one_sentence(rlcore("runs", "list", home=tmp_path), "error: The run store at")
     assert "is damaged" in rlcore("runs", "list", home=tmp_path).stderr
+    # Never a new, empty store in its place (SQLite takes an empty file for an empty database): nothing queued.
+    one_sentence(rlcore("dqn", "--detach", home=tmp_path), "error: The run store at")
+    assert store.path.stat().st_size == {"truncated": len(data) // 3, "garbage": len(data), "zero bytes": 0}[damage]
 
     from pagetest import APP, fixed_device_card, go
     from streamlit.testing.v1 import AppTest
@@ -340,3 +346,62 @@ def test_odd_link_values_are_one_sentence(tmp_path, monkeypatch, page, query, wa
     else:  # the field holds the link's text, the form says why Launch is off
         assert [shown(e) for e in at.error] == [warning] and not at.warning and at.button(key="launch").disabled
 
+
+
+# ---------------------------------------------------------------- exports, written whole or not at all
+
+
+def _exportable(home: Path, capture_bytes: int = 0, rows: int = 200) -> int:
+    store = Store(home)
+    run_id = service.create_run(store, "dqn", {"epochs": 40})
+    store.append_metrics(run_id, [(s, s / 10, "train/loss", 1.0 / s) for s in range(1, rows)])
+    store.finish(run_id, "done", summary={"win_rate": 0.9})
+    if capture_bytes:
+        capture = store.run_dir(run_id) / "profile" / "plugins" / "profile" / "2026_12_01" / "vm.xplane.pb"
+        capture.parent.mkdir(parents=True)
+        capture.write_bytes(os.urandom(capture_bytes))
+    return run_id
+
+
+def test_an_export_onto_a_full_disk_leaves_nothing_half_written_and_says_so(tmp_path):
+    run_id = _exportable(tmp_path / "home", capture_bytes=3 << 20, rows=60_000)
+    target = tmp_path / "small"
+    target.mkdir()
+    with mounted(target, "-t", "tmpfs", "-o", "size=1m", "tmpfs"):
+        board = rlcore("runs", "export", str(run_id), "--tensorboard", str(target / "tb"), home=tmp_path / "home")
+        one_sentence(board, f"error: The export of run {run_id} to {target / 'tb'} could not be finished (")
+        assert "nothing of it was left there" in board.stderr
+        assert [p for p in (target / "tb").rglob("*") if p.is_file()] == []  # no truncated .xplane.pb
+        table = rlcore("runs", "export", str(run_id), "--csv", str(target / "m.csv"), home=tmp_path / "home")
+        one_sentence(table, f"error: {target / 'm.csv'} could not be written (No space left on device)")
+        assert sorted(p.name for p in target.iterdir()) == ["tb"]  # neither the CSV nor its partial file
+
+
+@pytest.mark.parametrize(("target", "sentence"), [
+    (lambda d: d / ("b" * 300), "error: --tensorboard cannot be made: File name too long"),
+    (lambda d: d / ("b/" * 2500), "error: --tensorboard cannot be made: File name too long"),
+    (lambda d: d / "taken", "error: {d}/taken/run{id} is a file, not a folder; the export writes the run's folder"),
+    (lambda d: d / "a-file.txt", "error: --tensorboard names a file, not a folder"),
+])
+def test_an_export_target_that_cannot_take_it_is_one_sentence(tmp_path, target, sentence):
+    run_id = _exportable(tmp_path / "home")
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / f"run{run_id}").write_text("a file where the run's folder goes")
+    (tmp_path / "a-file.txt").write_text("x")
+    done = rlcore("runs", "export", str(run_id), "--tensorboard", str(target(tmp_path)), home=tmp_path / "home")
+    one_sentence(done, sentence.format(d=tmp_path, id=run_id))
+
+
+@pytest.mark.parametrize(("env", "sentence"), [
+    ({"RLCORE_HOME": "/tmp/" + "h" * 5000}, "error: The run store's path is too long for this file system"),
+    ({"RLCORE_HOME": "/tmp/" + "h/" * 2500}, "error: The run store's path is too long for this file system"),
+    ({"RLCORE_EXECUTOR": "fast"}, "error: executor must be one of local, "),
+    ({"RLCORE_EXECUTORS": "os.system"}, "error: RLCORE_EXECUTORS names 'os.system', which cannot be imported"),
+    ({"RLCORE_WORKLOADS": "os.system"}, "error: RLCORE_WORKLOADS names 'os.system', which cannot be imported"),
+])
+def test_a_bad_environment_variable_is_one_sentence_on_detach_too(tmp_path, env, sentence):
+    done = subprocess.run([sys.executable, "-m", "rlcore", "dqn", "--detach"], capture_output=True, text=True,
+                          timeout=120, env=os.environ | {"RLCORE_HOME": str(tmp_path), "TF_CPP_MIN_LOG_LEVEL": "2"}
+                          | env)
+    one_sentence(done, sentence)
+    assert not Path("/tmp/" + "h" * 40).exists()
