@@ -69,7 +69,8 @@ def test_the_cli_runs_a_sweep_shows_its_results_exports_them_and_deletes_it(tmp_
                                                 ("hidden2", 8), ("eval-every", 0))],
                   "--grid", "batch=16,32", "--quiet", "--label", "cli sweep")
     assert proc.returncode == 0, proc.stderr
-    assert "2 runs — 2 done" in proc.stdout and "best by win rate (higher is better): batch=" in proc.stdout
+    assert "2 runs — 2 done" in proc.stdout and "best by env steps/s (higher is better): batch=" in proc.stdout
+    assert "its members are speed tests" in proc.stdout  # 3 games: ranked by speed, not crowned by win rate
     shown = json.loads(rlcore(tmp_path, "sweeps", "show", "1", "--json").stdout)
     assert shown["counts"] == {"done": 2} and [r["batch"] for r in shown["results"]] == [16, 32]
     assert all(r["runs"] == 1 and r["done"] == 1 and r["win_rate mean"] is not None for r in shown["results"])
