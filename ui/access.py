@@ -13,13 +13,18 @@ default, plus ``RLCORE_ALLOWED_HOSTS``), so a page that rebinds its own name to 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import hmac
+import re
+import secrets
 import socket
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 import streamlit as st
 
@@ -118,30 +123,70 @@ def email_operates(email: str, operators: str) -> bool:
 
 
 SIGN_IN_COOKIE = "rlcore_operator"
+TOKEN_ID = re.compile(r"[0-9a-f]{16}")
 SIGN_IN_HOURS = 12  # a signed-in browser stays signed in this long, as in any web app (Sign out ends it at once)
 
 
 def sign_in_token(passphrase_hash_line: str, now: float, hours: float = SIGN_IN_HOURS) -> str:
-    """A browser's proof of a sign-in: its expiry and an HMAC of it under a key derived from the stored passphrase
-    hash (a new passphrase voids every token; the hash itself never leaves the server)."""
+    """A browser's proof of a sign-in: its expiry, its own id, and an HMAC of both under a key derived from the
+    stored passphrase hash (a new passphrase voids every token; the hash itself never leaves the server). Sign out
+    revokes the id on the server (``revoke``), so a copy of the cookie is void too."""
     expiry = int(now + hours * 3600)
-    return f"{expiry}.{_token_mac(passphrase_hash_line, expiry)}"
+    token_id = secrets.token_hex(8)
+    return f"{expiry}.{token_id}.{_token_mac(passphrase_hash_line, expiry, token_id)}"
 
 
-def token_valid(token: str | None, passphrase_hash_line: str | None, now: float) -> bool:
-    if not token or not passphrase_hash_line or token.count(".") != 1:
+def token_id(token: str | None) -> str | None:
+    """The id in a token's middle, when it has the token's shape."""
+    parts = (token or "").split(".")
+    return parts[1] if len(parts) == 3 and TOKEN_ID.fullmatch(parts[1]) else None
+
+
+def token_valid(token: str | None, passphrase_hash_line: str | None, now: float,
+                revoked: Callable[[str], bool] = lambda _: False) -> bool:
+    """Whether a cookie's token is a live sign-in: its shape, its expiry, its HMAC, and its id not revoked."""
+    if not token or not passphrase_hash_line or token.count(".") != 2:
         return False
-    expiry, mac = token.split(".")
+    expiry, tid, mac = token.split(".")
     # ASCII digits of a time (isdigit() also takes "²", which int() refuses; a thousand digits int() cannot read):
     # any other spelling is no token, never an error.
     if not DIGITS.fullmatch(expiry) or len(expiry) > 12 or not now <= int(expiry) <= now + SIGN_IN_HOURS * 3600 + 60:
         return False
-    return hmac.compare_digest(mac, _token_mac(passphrase_hash_line, int(expiry)))
+    if not TOKEN_ID.fullmatch(tid) or not hmac.compare_digest(mac, _token_mac(passphrase_hash_line, int(expiry), tid)):
+        return False
+    return not revoked(tid)
 
 
-def _token_mac(passphrase_hash_line: str, expiry: int) -> str:
+def _token_mac(passphrase_hash_line: str, expiry: int, tid: str) -> str:
     key = hashlib.sha256(b"rlcore sign-in\0" + passphrase_hash_line.encode()).digest()
-    return hmac.new(key, f"operator {expiry}".encode(), hashlib.sha256).hexdigest()
+    return hmac.new(key, f"operator {expiry} {tid}".encode(), hashlib.sha256).hexdigest()
+
+
+# Revoked sign-ins: kept in the store (so a restart of the server keeps them) and in this process (so a store that
+# cannot be written still refuses them while the server lives), each until its token would have expired.
+REVOKED_PREFIX = "revoked_sign_in:"
+_REVOKED: dict[str, float] = {}
+
+
+def revoke(token: str | None, now: float | None = None) -> None:
+    """Sign out on the server: this token's id is refused from now on, in every session and after a restart."""
+    tid = token_id(token)
+    if tid is None:
+        return
+    expiry = float(token.split(".")[0]) if DIGITS.fullmatch(token.split(".")[0]) else (now or time.time())
+    _REVOKED[tid] = expiry
+    with contextlib.suppress(Exception):  # a read-only or full store: the process keeps it meanwhile
+        home = Store()
+        home.set_meta(REVOKED_PREFIX + tid, str(int(expiry)))
+
+
+def is_revoked(tid: str) -> bool:
+    if tid in _REVOKED:
+        return True
+    try:
+        return bool(Store().meta(REVOKED_PREFIX + tid))
+    except Exception:  # a store that cannot be read: no session operates on its word
+        return True
 
 
 def locked_for(failures: list[float], now: float, most: int = MAX_FAILURES) -> float:
@@ -184,13 +229,30 @@ def _signed_in_by_cookie() -> bool:
     if st.session_state.get("_signed_out"):
         return False
     cookies = getattr(st.context, "cookies", None) or {}
-    if token_valid(cookies.get(SIGN_IN_COOKIE), passphrase_hash(), time.time()):
+    token = cookies.get(SIGN_IN_COOKIE)
+    if token_valid(token, passphrase_hash(), time.time(), is_revoked):
         st.session_state["_operator"] = True
+        st.session_state["_token"] = token  # Sign out revokes it
         return True
     return False
 
 
+def foreign_origin(headers: Any) -> bool:
+    """Whether the page that opened this session was served by another origin than the lab (scheme, host *and*
+    port: Streamlit's own check lets any localhost port in, so a page of another local web app could drive the
+    lab). A browser always sends the Origin of a websocket; a client without one is no page of anyone's."""
+    origin = headers.get("Origin") if headers else None
+    if origin is None:
+        return False
+    parts = urlsplit(origin.strip())
+    # Behind a proxy that rewrites Host (nginx's default), the name the browser used is in X-Forwarded-Host.
+    host = (headers.get("X-Forwarded-Host") or headers.get("Host") or "").split(",")[0].strip().lower()
+    return parts.scheme not in ("http", "https") or not host or parts.netloc.lower() != host
+
+
 def is_operator() -> bool:
+    if foreign_origin(st.context.headers):
+        return False  # whoever signed in: a page of another origin never operates the lab
     signed_in = bool(st.session_state.get("_operator")) or _signed_in_by_cookie() or _oidc_operator()
     behind = proxied(st.context.headers, settings.BEHIND_PROXY.text())
     return decide(address(), sign_in_configured(), signed_in, behind) == "operator"
@@ -272,7 +334,8 @@ def try_passphrase(text: str) -> str | None:
         stored = passphrase_hash()
         if stored and verify(text, stored):
             st.session_state["_operator"] = True
-            st.session_state["_cookie"] = sign_in_token(stored, time.time())  # set in the browser on the next run
+            token = sign_in_token(stored, time.time())
+            st.session_state["_cookie"] = st.session_state["_token"] = token  # set in the browser on the next run
             st.session_state.pop("_signed_out", None)
             session.clear()
             return None
@@ -301,6 +364,7 @@ def sign_in_panel() -> None:
         st.caption("Signed in as operator.")
         if st.button("Sign out", key="sign_out"):
             st.session_state.pop("_operator", None)
+            revoke(st.session_state.pop("_token", None))
             st.session_state["_signed_out"] = True
             st.session_state["_cookie"] = ""
             st.rerun()

@@ -276,3 +276,77 @@ def test_a_viewer_emptying_streamlit_s_caches_lifts_no_lockout_and_starts_no_wor
     assert "Too many wrong passphrases" in seen["right_in_new_session"]
     assert "You are a viewer" in seen["new_session_sidebar"]
     assert seen["children"] == [], seen["children"]  # no device probe (nor anything else) started on demand
+
+
+def test_a_sign_in_cookie_replayed_after_sign_out_is_a_viewer(lab, browser):
+    """Copy the cookie, press Sign out, replay it in a new browser: Sign out ended the token on the server."""
+    base, ids, _, _ = lab
+    page = _open(browser, f"{base}/runs")
+    _sign_in(page, PASSPHRASE)
+    expect(page.get_by_text("Signed in as operator.")).to_be_visible()
+    page.reload()  # the cookie is set by the page's script on the run after signing in
+    wait_for_app(page)
+    (cookie,) = [c for c in page.context.cookies() if c["name"] == "rlcore_operator"]
+    again = browser.new_context()
+    again.add_cookies([cookie])
+    replayed = again.new_page()
+    replayed.goto(f"{base}/runs")
+    wait_for_app(replayed)
+    expect(replayed.get_by_text("Signed in as operator.")).to_be_visible()  # the copy works while it is signed in
+    page.get_by_test_id("stSidebar").get_by_role("button", name="Sign out").click()
+    wait_for_app(page)
+    expect(page.get_by_text(re.compile("^You are a viewer"))).to_be_visible()
+    thief = browser.new_context()
+    thief.add_cookies([cookie])
+    stolen = thief.new_page()
+    stolen.goto(f"{base}/dqn?run={ids[0]}")
+    wait_for_app(stolen)
+    expect(stolen.get_by_text(re.compile("^You are a viewer"))).to_be_visible()
+    expect(_write_buttons(stolen)).to_have_count(0)
+
+
+def _session_texts(url: str, origin: str | None) -> str:
+    """Open Streamlit's websocket as a page of ``origin`` would (the browser sends the page's Origin), run Home,
+    and return every text and button label the server sent."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+    from websockets.sync.client import connect
+
+    texts = []
+    extra = {"origin": origin} if origin else {}
+    with connect(url, subprotocols=["streamlit"], max_size=None, **extra) as ws:
+        rerun = BackMsg()
+        rerun.rerun_script.query_string = ""
+        ws.send(rerun.SerializeToString())
+        while True:
+            msg = ForwardMsg()
+            msg.ParseFromString(ws.recv(timeout=60))
+            if msg.WhichOneof("type") == "script_finished":
+                return "\n".join(texts)
+            element = msg.delta.new_element if msg.WhichOneof("type") == "delta" else None
+            if element is not None:
+                texts += [element.markdown.body, element.button.label, element.text.body]
+
+
+def test_a_page_of_another_local_port_gets_no_operator_session(tmp_path):
+    """On the default loopback lab (the local user operates), a websocket from the lab's own origin operates;
+    one opened by a page of another localhost port, or another name of this machine, is a viewer."""
+    with served_app(tmp_path) as base:
+        url = base.replace("http://", "ws://") + "/_stcore/stream"
+        port = base.rsplit(":", 1)[1]
+        own = _session_texts(url, base)
+        assert "Reproduce the seed's question" in own and "You are a viewer" not in own
+        from websockets.exceptions import InvalidStatus
+
+        refused_by_streamlit = []
+        for origin in ("http://127.0.0.1:8622", "http://localhost:9", f"http://localhost:{port}", "null",
+                       "http://evil.example"):
+            try:
+                foreign = _session_texts(url, origin)
+            except InvalidStatus as e:  # Streamlit's own check refused the handshake: no session at all
+                assert e.response.status_code == 403, origin
+                refused_by_streamlit.append(origin)
+                continue
+            assert "You are a viewer" in foreign and "Reproduce the seed's question" not in foreign, origin
+        # Streamlit lets any localhost port in (its allowlist ignores ports); the lab makes those viewers.
+        assert "http://127.0.0.1:8622" not in refused_by_streamlit and "http://evil.example" in refused_by_streamlit

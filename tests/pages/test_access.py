@@ -4,6 +4,7 @@ session holds, and the hosts served."""
 
 import json
 import socket
+import time
 
 import pytest
 import streamlit as st
@@ -75,11 +76,43 @@ def test_a_sign_in_token_proves_the_passphrase_for_hours_and_nothing_else():
     assert access.token_valid(token, HASH, now + 3600)
     assert not access.token_valid(token, HASH, now + access.SIGN_IN_HOURS * 3600 + 1)  # expired
     assert not access.token_valid(token, passphrase.hash_passphrase(PASSPHRASE), now)  # a new hash voids it
-    expiry, mac = token.split(".")
-    assert not access.token_valid(f"{int(expiry) + 3600}.{mac}", HASH, now)  # a longer life is not forged
-    assert not access.token_valid(f"{expiry}.{mac[:-1]}{'1' if mac[-1] == '0' else '0'}", HASH, now)  # one digit off
-    for bad in ("", "garbage", "1.2.3", f"{10**30}.{mac}", None):
+    expiry, tid, mac = token.split(".")
+    assert not access.token_valid(f"{int(expiry) + 3600}.{tid}.{mac}", HASH, now)  # a longer life is not forged
+    assert not access.token_valid(f"{expiry}.{'0' * 16}.{mac}", HASH, now)  # nor another id
+    assert not access.token_valid(f"{expiry}.{tid}.{mac[:-1]}{'1' if mac[-1] == '0' else '0'}", HASH, now)
+    for bad in ("", "garbage", "1.2.3", f"{10**30}.{tid}.{mac}", f"{expiry}.{mac}", f"²{expiry}.{tid}.{mac}", None):
         assert not access.token_valid(bad, HASH, now)
+    assert access.sign_in_token(HASH, now) != token  # every sign-in is a token of its own
+
+
+def test_sign_out_revokes_the_token_on_the_server_for_every_session_and_after_a_restart(store):
+    """A copied cookie replayed after Sign out is no sign-in: its id is refused from the store."""
+    now = time.time()
+    token, other = access.sign_in_token(HASH, now), access.sign_in_token(HASH, now)
+    assert access.token_valid(token, HASH, now, access.is_revoked)
+    access.revoke(token)
+    assert not access.token_valid(token, HASH, now, access.is_revoked)
+    access._REVOKED.clear()  # the server restarted: the store still knows
+    assert not access.token_valid(token, HASH, now, access.is_revoked)
+    assert access.token_valid(other, HASH, now, access.is_revoked)  # another browser's sign-in stands
+
+
+@pytest.mark.parametrize(("origin", "host", "foreign"), [
+    (None, "127.0.0.1:8501", False),  # no page: a client of its own (and no cookie of a browser)
+    ("http://127.0.0.1:8501", "127.0.0.1:8501", False),
+    ("https://lab.example.org", "lab.example.org", False),
+    ("http://127.0.0.1:8622", "127.0.0.1:8501", True),  # another local web app's page
+    ("http://localhost:9", "localhost:8501", True),
+    ("http://localhost:8501", "127.0.0.1:8501", True),  # another name is another origin
+    ("null", "127.0.0.1:8501", True),  # a sandboxed frame or a file
+    ("file://", "127.0.0.1:8501", True),
+])
+def test_only_the_lab_s_own_origin_may_operate(origin, host, foreign):
+    headers = {"Host": host} | ({"Origin": origin} if origin is not None else {})
+    assert access.foreign_origin(headers) is foreign
+    # Behind a proxy that rewrites Host to its upstream, the browser's name is the forwarded one.
+    behind = {"Host": "127.0.0.1:8501", "X-Forwarded-Host": "lab.example.org", "Origin": "https://lab.example.org"}
+    assert not access.foreign_origin(behind) and access.foreign_origin(behind | {"Origin": "https://evil.example"})
 
 
 @pytest.mark.parametrize(("email", "operators", "operates"), [

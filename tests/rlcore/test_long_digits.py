@@ -43,7 +43,7 @@ def test_the_run_ids_of_a_link_and_a_sign_in_cookie_s_expiry_too():
     with pytest.raises(ValueError, match=r"^runs must be run ids separated by commas"):
         views.parse_run_ids(f"1,{HUGE}", [1])
     for expiry in (HUGE, PAST_THE_LIMIT, "²" * 10):  # a bad cookie is no cookie
-        assert not access.token_valid(f"{expiry}.{'0' * 64}", "x" * 64, 1_800_000_000.0)
+        assert not access.token_valid(f"{expiry}.{'0' * 16}.{'0' * 64}", "x" * 64, 1_800_000_000.0)
 
 
 def test_a_number_written_with_thousands_commas_in_a_sweep_says_how_lists_are_written():
