@@ -267,3 +267,31 @@ def test_with_an_identity_provider_configured_a_session_signs_in_through_it(stor
     assert not at.exception and not [b for b in at.button if b.key == "launch"]  # even on loopback
     assert [b.proto.label for b in at.sidebar.button] == ["Sign in as operator"]
     assert "s" * 32 not in json.dumps([str(e) for e in at.sidebar])
+
+
+def _declared():
+    """Every file a registered workload declares it writes, with its kind, and one it does not declare."""
+    from rlcore.contract import workloads
+
+    cases = [(w.kind, a.name, a.kind) for w in workloads.all_workloads() for a in w.artifacts]
+    return [*cases, ("dqn", "weights.bin", "model"), ("hjb", "policy.onnx", "model")]
+
+
+@pytest.mark.parametrize(("kind", "name", "artifact_kind"), _declared())
+@pytest.mark.parametrize("shared", [False, True])
+def test_a_viewer_gets_a_run_s_file_by_what_its_workload_says_it_is_never_by_its_name(viewer, monkeypatch, kind,
+                                                                                        name, artifact_kind, shared):
+    """The PyTorch style's model.pt went to any viewer (only .keras, .h5, .pb were models): a file is what the
+    workload that wrote it declares; an undeclared one is kept like a model."""
+    from rlcore.contract import workloads
+
+    if shared:
+        monkeypatch.setenv(access.MODELS_ENV, "1")
+    run_id = service.create_run(viewer, kind, {})
+    viewer.save_artifacts(run_id, {name: b"the run's own bytes"})
+    viewer.finish(run_id, "done", summary={})
+    at = open_page("runs", {"run": str(run_id)})
+    assert not at.exception
+    offered = [b.proto.label for b in at.get("download_button")]
+    assert workloads.get(kind).artifact_kind(name) == artifact_kind
+    assert (name in offered) is (shared or artifact_kind not in access.SHARED_ONLY), offered
