@@ -25,7 +25,7 @@ def chart_style(name: str) -> tuple[bool, bool]:
 def default_metric(runs: list[Run], metrics: pd.DataFrame) -> str | None:
     """The metric a comparison opens on: the first chart of the first run's workload, whatever the runs have
     reported so far, so that a link's choice (which the URL omits when it is the default) means the same later."""
-    charted = [c.metric for c in workloads.get(runs[0].kind).charts if c.kind == "line"] if runs else []
+    charted = [c.metric for c in workloads.of_run(runs[0].kind).charts if c.kind == "line"] if runs else []
     if charted:
         return charted[0]
     return str(metrics["name"].iloc[0]) if len(metrics) else None
@@ -89,7 +89,7 @@ def _body(store: Store, runs: list[Run]) -> None:
         st.markdown(f"#### {fmt.md(sentence, 400)}")
     kinds = list(dict.fromkeys(r.kind for r in runs))
     if len(kinds) > 1:
-        titles = ", ".join(workloads.get(k).title if workloads.WORKLOADS.has(k) else k for k in kinds)
+        titles = ", ".join(workloads.of_run(k).title for k in kinds)
         st.info(f"These runs are of {len(kinds)} different workloads ({fmt.md(titles, 200)}): each measures its own "
                 "thing, so their losses, steps and speeds are not comparable (a step of one is not a step of "
                 "another). The chart draws each metric only where a run reported it; the table keeps each run's "

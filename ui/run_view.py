@@ -153,7 +153,7 @@ def _heading(run: Run) -> None:
 
 
 def _charts(run: Run, metrics: pd.DataFrame) -> None:
-    workload = workloads.get(run.kind)
+    workload = workloads.of_run(run.kind)
     special = extras.of(run.kind).charts
     if special is not None:
         special(run, metrics)
@@ -181,7 +181,7 @@ def _figures(run: Run, metrics: pd.DataFrame, present: set[str], smoothing: floa
     cache = st.session_state.get(cache_key) if run.live else None
     old = cache["figures"] if cache and cache["smoothing"] == smoothing else {}
     figures = {}
-    for i, (chart, names) in enumerate(views.charts_to_draw(workloads.get(run.kind).charts, metrics["name"])):
+    for i, (chart, names) in enumerate(views.charts_to_draw(workloads.of_run(run.kind).charts, metrics["name"])):
         rows = metrics[metrics["name"].isin(names)]
         signature = (chart.metric, chart.title, len(rows))
         if signature in old:
@@ -210,12 +210,12 @@ def _last(metrics: pd.DataFrame, name: str) -> float:
 
 
 def _finished(store: Store, run: Run, metrics: pd.DataFrame, page_kind: str | None) -> None:
-    workload = workloads.get(run.kind)
+    workload = workloads.of_run(run.kind)
     verdict = views.verdict(run)
     if verdict is not None:
         VERDICT_BOX[verdict.level](fmt.md(verdict.text, 400))
     watched = views.watched_text(run)
-    if run.summary:
+    if run.summary and workload.headlines:
         columns = st.columns(len(workload.headlines))
         for box, h in zip(columns, workload.headlines, strict=True):
             mark = views.watched_mark(run, h)

@@ -44,7 +44,9 @@ def verdict(run: Run) -> workloads.Verdict | None:
     """The run judged by its workload's yardstick; None while it has no result to judge."""
     if not run.summary or run.status not in ("done", "cancelled"):
         return None
-    workload = workloads.get(run.kind)
+    workload = workloads.of_run(run.kind)
+    if not workloads.WORKLOADS.has(run.kind):  # no config to read: the stand-in says why in one sentence
+        return workload.judge(None, run.summary)
     try:
         cfg = workload.make_config(run.config)
     except ConfigError:
@@ -64,7 +66,7 @@ def headline_columns(kinds: Iterable[str]) -> dict[str, workloads.Headline]:
     """The headline columns of a table holding runs of these kinds, by column title (first one wins)."""
     columns: dict[str, workloads.Headline] = {}
     for kind in dict.fromkeys(kinds):
-        for h in workloads.get(kind).headlines:
+        for h in workloads.of_run(kind).headlines:
             columns.setdefault(h.label, h)
     return columns
 
@@ -101,12 +103,12 @@ def runs_table(runs: Iterable[Run]) -> pd.DataFrame:
     for r in runs:
         row = {
             "id": r.id, "kind": r.kind, "status": r.status, "verdict": verdict_word(r), "label": r.label,
-            "preset": r.preset or "", "style": workloads.get(r.kind).style_text(r.config),
+            "preset": r.preset or "", "style": workloads.of_run(r.kind).style_text(r.config),
             "device": str(r.config.get("device", "")), "node": r.host or "", "sweep": str(r.sweep_id or ""),
             "created": pd.Timestamp(r.created, unit="s").floor("s"),
             "progress": progress(r), "error": r.error or "", "watched": r.watched_seconds > 0,
         }
-        mine = {h.label for h in workloads.get(r.kind).headlines}  # a column holds its own workload's number only
+        mine = {h.label for h in workloads.of_run(r.kind).headlines}  # a column holds its own workload's number only
         for title, h in columns.items():
             value = workloads.headline_value(r.summary, h) if title in mine else None
             if value is not None:
@@ -236,7 +238,7 @@ def charts_to_draw(declared: Sequence[workloads.Chart], logged: Iterable[str]) -
 def settings(run: Run) -> pd.DataFrame:
     """Every setting that applies to the run's style: name, value, the default it would have (preset's first),
     and whether it differs; the differing ones first."""
-    workload = workloads.get(run.kind)
+    workload = workloads.of_run(run.kind)
     base = workload.defaults(run.preset)
     style = run.config.get(workload.style_field) if workload.style_field else None
     rows = []
@@ -276,7 +278,7 @@ def environment_rows(environment: Mapping[str, Any] | None) -> pd.DataFrame:
 
 def relaunch_values(run: Run) -> dict[str, Any]:
     """The form's values that reproduce a run: every applicable field, by field name."""
-    workload = workloads.get(run.kind)
+    workload = workloads.of_run(run.kind)
     style = run.config.get(workload.style_field) if workload.style_field else None
     return {f.name: run.config[f.name] for f in dataclasses.fields(workload.config)
             if applies(f, style) and f.name in run.config}
@@ -286,7 +288,7 @@ def settings_diff(runs: list[Run]) -> pd.DataFrame:
     """The settings on which compared runs differ: one row per setting, one column per run."""
     names: dict[str, str] = {}
     for r in runs:
-        for f in dataclasses.fields(workloads.get(r.kind).config):
+        for f in dataclasses.fields(workloads.of_run(r.kind).config):
             names.setdefault(f.name, label_of(f))
     rows = []
     for name, label in names.items():
@@ -310,7 +312,7 @@ NOISE_RATIO = 1.3
 
 def differing_settings(a: Run, b: Run) -> list[str]:
     """The names of the settings two runs of one workload differ in."""
-    names = {f.name: label_of(f) for f in dataclasses.fields(workloads.get(a.kind).config)}
+    names = {f.name: label_of(f) for f in dataclasses.fields(workloads.of_run(a.kind).config)}
     return [names.get(k, k) for k in dict.fromkeys([*a.config, *b.config]) if a.config.get(k) != b.config.get(k)]
 
 
@@ -321,7 +323,7 @@ def comparison_sentence(runs: list[Run]) -> str | None:
     done = [r for r in runs if r.status == "done" and r.summary]
     if len(done) < 2 or len({r.kind for r in done}) > 1:
         return None
-    workload = workloads.get(done[0].kind)
+    workload = workloads.of_run(done[0].kind)
     rate = next((h for h in workload.headlines if h.unit.endswith("/s")), None)
     rated = [(workloads.headline_value(r.summary, rate), r) for r in done] if rate else []
     rated = [(v, r) for v, r in rated if v]
@@ -368,7 +370,7 @@ def summary_table(runs: list[Run]) -> pd.DataFrame:
     rows = []
     for r in runs:
         row = {"run": r.id, "status": r.status, "verdict": verdict_word(r)}
-        for h in workloads.get(r.kind).headlines:
+        for h in workloads.of_run(r.kind).headlines:
             text = fmt.headline(h, workloads.headline_value(r.summary, h))
             row[h.label] = text + watched_mark(r, h) if text != "–" else text
         row["watched live"] = fmt.seconds(r.watched_seconds) if r.watched_seconds > 0 else "no"
@@ -431,7 +433,7 @@ def profile_comparison(runs: list[Run]) -> str | None:
                 and "step_seconds" in r.summary["profile"]]
     if len(profiled) < 2 or len({r.kind for r in profiled}) > 1:
         return None
-    workload = workloads.get(profiled[0].kind)
+    workload = workloads.of_run(profiled[0].kind)
     rate = next((h for h in workload.headlines if h.unit.endswith("/s")), None)
     fast, slow = sorted(profiled, key=lambda r: r.summary["profile"]["step_seconds"])[0], \
         sorted(profiled, key=lambda r: r.summary["profile"]["step_seconds"])[-1]

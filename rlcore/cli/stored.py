@@ -281,8 +281,13 @@ def run_runs(args: argparse.Namespace) -> int:
 def _verdict(run: Any) -> dict[str, str] | None:
     if run.status not in ("done", "cancelled") or not run.summary:
         return None
-    workload = workloads.get(run.kind)
-    return dataclasses.asdict(workload.judge(workload.make_config(run.config), run.summary))
+    workload = workloads.of_run(run.kind)  # a kind this lab does not have: its stand-in's one sentence
+    if not workloads.WORKLOADS.has(run.kind):
+        return dataclasses.asdict(workload.judge(None, run.summary))
+    try:
+        return dataclasses.asdict(workload.judge(workload.make_config(run.config), run.summary))
+    except ConfigError as e:  # a stored config this version no longer reads
+        return {"level": "info", "word": "unreadable", "text": f"Its stored settings cannot be read here: {e}"}
 
 
 def _run_brief(run: Any) -> dict[str, Any]:

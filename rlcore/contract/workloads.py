@@ -222,6 +222,28 @@ def get(kind: str) -> Workload:
     return WORKLOADS.get(kind)
 
 
+@dataclass(frozen=True)
+class _NoSettings:
+    """The settings of a run whose workload this lab does not have: none it can read."""
+
+
+def _cannot_train(cfg: Any, reporter: Reporter) -> Outcome:
+    raise ConfigError("This run's workload is not installed here, so it cannot train.")
+
+
+def of_run(kind: str) -> Workload:
+    """The workload a stored run shows by: its own, or, for a kind no registered workload has (a removed plug-in,
+    an older store), a stand-in that shows what was stored (the charts found from its metrics, its summary) and
+    says in one sentence why nothing more, so a run view, a table or a comparison never fails on it."""
+    found = WORKLOADS.find(kind)
+    if found is not None:
+        return found
+    sentence = unknown_kind_sentence(kind)
+    return Workload(kind=kind, title=f"{kind[:40]} (not installed)", description=sentence, config=_NoSettings,
+                    train=_cannot_train, judge=lambda cfg, summary: Verdict("info", "not installed", sentence),
+                    headlines=(), charts=(Chart("", "what it logged", kind="auto"),), from_code=True, order=10**6)
+
+
 def all_workloads() -> list[Workload]:
     return WORKLOADS.parts()
 

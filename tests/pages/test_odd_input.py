@@ -64,3 +64,24 @@ def test_a_folder_in_the_store_s_place_is_named_as_such(tmp_path):
     (tmp_path / "runs.sqlite").mkdir()
     with pytest.raises(StoreError, match="is a folder, not a database file"):
         Store(tmp_path)
+
+
+def test_a_stored_run_of_a_workload_this_lab_does_not_have_is_one_sentence_and_the_rest_stands(store):
+    """A removed plug-in's run, or an older store's: listed, shown with what was stored, compared beside others."""
+    from pagetest import column, link_tables
+
+    orphan = store.insert_run("removed-plugin", {"x": 1}, "orphan")
+    store.append_metrics(orphan, [(s, s / 10, "its/score", s / 10) for s in range(1, 6)])
+    store.finish(orphan, "done", summary={"score": 0.5})
+    fine = service.create_run(store, "dqn", {}, label="fine")
+    store.finish(fine, "done", summary={"win_rate": 0.5, "steps_per_second": 10.0, "train_seconds": 1.0})
+    table = open_page("runs")
+    assert not table.exception and not table.error
+    assert column(link_tables(table)[0], "run") == [f"{fine}: fine", f"{orphan}: orphan"]
+    view = open_page("runs", {"run": str(orphan)})
+    assert not view.exception
+    assert any(shown(i).startswith("This run's kind 'removed-plugin' is not a workload of this lab") for i in view.info)
+    compared = open_page("runs", {"runs": f"{orphan},{fine}"})
+    assert not compared.exception
+    assert any("are of 2 different workloads" in shown(i) for i in compared.info)
+    assert not open_page("home", {"run": str(orphan)}).exception

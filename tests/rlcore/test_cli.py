@@ -228,3 +228,18 @@ def test_runs_show_prints_the_numbers_and_the_profile_and_an_unknown_flag_points
         bad = subprocess.run([sys.executable, "-m", "rlcore", *args], capture_output=True, text=True, timeout=60,
                              env=env)
         assert bad.returncode == 2 and bad.stderr == f"error: unrecognized arguments: --bogus (see {command} --help)\n"
+
+
+def test_runs_of_a_workload_this_lab_does_not_have_are_listed_and_shown_in_a_sentence(tmp_path):
+    from rlcore.runs.store import Store
+
+    store = Store(tmp_path)
+    orphan = store.insert_run("removed-plugin", {"x": 1}, "orphan")
+    store.finish(orphan, "done", summary={"score": 0.5})
+    env = ENV | {"RLCORE_HOME": str(tmp_path)}
+    listed = subprocess.run([sys.executable, "-m", "rlcore", "runs", "list", "--json"], capture_output=True,
+                            text=True, timeout=60, env=env)
+    assert listed.returncode == 0 and json.loads(listed.stdout)[0]["verdict"]["word"] == "not installed"
+    shown = subprocess.run([sys.executable, "-m", "rlcore", "runs", "show", str(orphan)], capture_output=True,
+                           text=True, timeout=60, env=env)
+    assert shown.returncode == 0 and "This run's kind 'removed-plugin' is not a workload of this lab" in shown.stdout
