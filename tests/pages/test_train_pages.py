@@ -220,10 +220,14 @@ def test_a_watched_live_run_is_marked_in_the_store_and_its_finished_view_says_so
     store.report(run_id, [(100, 1.0, reporting.LOSS, 0.5)], progress=0.4, phase="training")
     page("dqn", {"run": str(run_id), "refresh": "paused"})
     assert store.get_run(run_id).watched_seconds == 0  # a paused view does not watch
+    opened = time.time()
     at = page("dqn", {"run": str(run_id), "refresh": "1s"})
+    open_for = time.time() - opened
     assert not at.exception
     run = store.get_run(run_id)
-    assert run.watched_seconds == pytest.approx(1.0, abs=0.2) and run.watch_refresh == 1.0  # one draw: one period
+    # The first draw counts one period; on a loaded machine the view may draw again before the page run ends,
+    # adding at most the time it was open (never a number that assumes the machine's speed).
+    assert 0.8 <= run.watched_seconds <= 1.0 + open_for + 0.2 and run.watch_refresh == 1.0
 
     store.finish(run_id, "done", summary={"win_rate": 0.9, "steps_per_second": 250.0, "train_seconds": 30.0})
     at = page("dqn", {"run": str(run_id)})

@@ -165,3 +165,28 @@ def test_a_lost_node_is_node_died_with_the_node(cluster):
     lost = wait_final(store, run_id, timeout=90)
     assert lost.status == "failed" and lost.error.startswith(f"node died: {run.host} ({node.node_id[:12]})")
     assert store.integrity_check() == "ok"
+
+
+def test_a_script_runs_on_a_node_where_its_path_holds_the_same_file_and_otherwise_says_why(cluster, tmp_path):
+    """The Ray executor runs a script where the same path holds the same file (its sha256 is in the run's config):
+    a file changed since it was queued is one sentence, never someone else's code run under its name."""
+    _, _, store = cluster
+    script = tmp_path / "train.py"
+    script.write_text("import tensorflow as tf\nfrom tensorflow import keras\n"
+                      "model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])\n"
+                      "opt = keras.optimizers.SGD(0.1)\nx, y = tf.ones((8, 4)), tf.zeros((8, 1))\n"
+                      "for _ in range(5):\n    with tf.GradientTape() as tape:\n"
+                      "        loss = tf.reduce_mean((model(x) - y) ** 2)\n"
+                      "    opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),"
+                      " model.trainable_variables))\n")
+    values = {"path": str(script), "args": "[]", "cwd": str(tmp_path), "profile": 0}
+    from rlcore.contract import workloads
+
+    prepared = workloads.get("script").prepare(values)
+    ran = queue(store, "script", prepared, label="same file")
+    assert wait_final(store, ran, timeout=240).status == "done"
+    assert store.get_run(ran).summary["steps"] == 5
+    script.write_text(script.read_text() + "print('changed')\n")  # after the run was made, before a node reads it
+    changed = queue(store, "script", prepared, label="changed since")
+    run = wait_final(store, changed, timeout=240)
+    assert run.status == "failed" and run.error.startswith(f"The script at {script} is not the one this run was made")
