@@ -364,7 +364,8 @@ def _exportable(home: Path, capture_bytes: int = 0, rows: int = 200) -> int:
 
 
 def test_an_export_onto_a_full_disk_leaves_nothing_half_written_and_says_so(tmp_path):
-    run_id = _exportable(tmp_path / "home", capture_bytes=3 << 20, rows=60_000)
+    run_id = _exportable(tmp_path / "home", capture_bytes=3 << 20)  # a capture three times the disk
+    rows_id = _exportable(tmp_path / "home", rows=40_000)  # a CSV of about 1.4 MB
     target = tmp_path / "small"
     target.mkdir()
     with mounted(target, "-t", "tmpfs", "-o", "size=1m", "tmpfs"):
@@ -372,7 +373,7 @@ def test_an_export_onto_a_full_disk_leaves_nothing_half_written_and_says_so(tmp_
         one_sentence(board, f"error: The export of run {run_id} to {target / 'tb'} could not be finished (")
         assert "nothing of it was left there" in board.stderr
         assert [p for p in (target / "tb").rglob("*") if p.is_file()] == []  # no truncated .xplane.pb
-        table = rlcore("runs", "export", str(run_id), "--csv", str(target / "m.csv"), home=tmp_path / "home")
+        table = rlcore("runs", "export", str(rows_id), "--csv", str(target / "m.csv"), home=tmp_path / "home")
         one_sentence(table, f"error: {target / 'm.csv'} could not be written (No space left on device)")
         assert sorted(p.name for p in target.iterdir()) == ["tb"]  # neither the CSV nor its partial file
 
