@@ -90,10 +90,14 @@ def _body(store: Store, runs: list[Run]) -> None:
     kinds = list(dict.fromkeys(r.kind for r in runs))
     if len(kinds) > 1:
         titles = ", ".join(workloads.of_run(k).title for k in kinds)
+        yours = any(workloads.of_run(k).from_code for k in kinds)
         st.info(f"These runs are of {len(kinds)} different workloads ({fmt.md(titles, 200)}): each measures its own "
-                "thing, so their losses, steps and speeds are not comparable (a step of one is not a step of "
-                "another). The chart draws each metric only where a run reported it; the table keeps each run's "
-                "own headline numbers.", icon=":material/compare_arrows:")
+                "thing, so their losses are not comparable, nor their speeds unless a step of one is a step of the "
+                "other" + (" (your code's steps are what the lab found: optimizer updates, calls of a training "
+                           "function, or batches; a DQN port's update per move is the lab's DQN's step)"
+                           if yours else "")
+                + ". The chart draws each metric only where a run reported it; the table keeps each run's own "
+                  "headline numbers.", icon=":material/compare_arrows:")
     explained: set[int] = set()
     for kind in kinds:
         why = extras.of(kind).compare_why
@@ -143,9 +147,9 @@ def _body(store: Store, runs: list[Run]) -> None:
 
 def _why(runs: list[Run], explained: set[int]) -> None:
     """Profiled runs side by side: what their profiles say of the speed ratio, one step's time split for each."""
-    explained = views.profile_comparison(runs)
-    if explained:
-        st.markdown(fmt.md(explained, 600))
+    reading = views.profile_comparison(runs)
+    if reading:
+        st.markdown(fmt.md(reading, 600))
     profiled = {f"{r.id}: {r.label}": r.summary["profile"] for r in runs if r.status == "done"
                 and isinstance((r.summary or {}).get("profile"), dict) and "step_seconds" in r.summary["profile"]}
     if profiled:

@@ -74,21 +74,27 @@ class LossWindow:
         self.rate_key = rate_key  # None: no speed (a bench's cells are not training steps)
         self.losses: list[Any] = []
         self._steps, self._seconds = 0, 0.0
+        self._span = 0.0  # the previous window's training seconds
 
     def add_loss(self, loss: Any) -> None:
         self.losses.append(loss)
 
-    def close(self, steps: int, seconds: float) -> dict[str, float]:
-        """The window's metrics, given the loop's total steps and training seconds so far; opens the next."""
+    def close(self, steps: int, seconds: float, *, last: bool = False) -> dict[str, float]:
+        """The window's metrics, given the loop's total steps and training seconds so far; opens the next.
+        ``last``: the loop's final record, whose window is whatever was left (a step cut short by the end of the
+        code): it gives no speed when it is shorter than half the window before it (one step in 16 ms read as
+        63 steps/s beside a steady 6)."""
         metrics: dict[str, float] = {}
         if self.losses:
             loss = sum(float(x) for x in self.losses) / len(self.losses)  # not fsum: inf - inf is nan here
             if not math.isfinite(loss):
                 raise DivergedError(f"the training loss became {loss} after {steps:,} steps.")
             metrics[LOSS] = loss
-        if self.rate_key and seconds > self._seconds and steps > self._steps:
-            metrics[self.rate_key] = (steps - self._steps) / (seconds - self._seconds)
-        self.losses, self._steps, self._seconds = [], steps, seconds
+        span = seconds - self._seconds
+        tail = last and self._span > 0 and span < 0.5 * self._span
+        if self.rate_key and span > 0 and steps > self._steps and not tail:
+            metrics[self.rate_key] = (steps - self._steps) / span
+        self.losses, self._steps, self._seconds, self._span = [], steps, seconds, max(span, 0.0)
         return metrics
 
 

@@ -291,13 +291,14 @@ class TrainingRun:
         """Make a record if one is due; False when the run is asked to stop."""
         return self.emit() if self.record_due else not self.stopped
 
-    def emit(self, metrics: Mapping[str, Any] | None = None, *, phase: str = "", step: int | None = None) -> bool:
+    def emit(self, metrics: Mapping[str, Any] | None = None, *, phase: str = "", step: int | None = None,
+             last: bool = False) -> bool:
         """A record now: the window's loss and speed, what was logged, ``metrics``, the phases; False when the
-        reporter asks the run to stop."""
+        reporter asks the run to stop. ``last``: the loop's final record (a short tail gives no speed)."""
         started = self.clock()
         seconds = self.train_seconds
         values = dict(self._every_record()) if self._every_record else {}
-        values.update(self.window.close(self.timed_steps, seconds))
+        values.update(self.window.close(self.timed_steps, seconds, last=last))
         values.update(self._logged)
         self._logged = {}
         if metrics:

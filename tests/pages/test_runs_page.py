@@ -90,3 +90,16 @@ def test_a_comparison_marks_the_throughput_of_a_watched_run(store):
     assert column(table, "win rate") == ["90.0%", "90.0%"]  # not a speed: watching does not distort it
     assert any(f"Watched live while it ran, so its speed may read low: run {ids[0]}." in shown(m)
                for m in at.markdown)
+
+
+def test_a_profiled_run_beside_one_without_a_profile_compares_with_its_reading(store):
+    profiled = service.create_run(store, "dqn", {"exec_mode": "eager"}, label="profiled")
+    profile = {"sentence": "Launch-bound: 90 ops launched one by one.", "step_seconds": 0.2, "compute_seconds": 0.05,
+               "dispatch_seconds": 0.1, "python_seconds": 0.05, "findings": []}
+    store.finish(profiled, "done", summary={"win_rate": 0.9, "steps_per_second": 50.0, "train_seconds": 1.0,
+                                            "profile": profile})
+    plain = service.create_run(store, "dqn", {}, label="plain")
+    store.finish(plain, "done", summary={"win_rate": 0.9, "steps_per_second": 100.0, "train_seconds": 1.0})
+    at = runs_page({"runs": f"{profiled},{plain}"})
+    assert not at.exception
+    assert f"{profiled}: profiled — Launch-bound: 90 ops launched one by one." in [c.value for c in at.caption]

@@ -243,3 +243,21 @@ def test_runs_of_a_workload_this_lab_does_not_have_are_listed_and_shown_in_a_sen
     shown = subprocess.run([sys.executable, "-m", "rlcore", "runs", "show", str(orphan)], capture_output=True,
                            text=True, timeout=60, env=env)
     assert shown.returncode == 0 and "This run's kind 'removed-plugin' is not a workload of this lab" in shown.stdout
+
+
+def test_a_foreground_run_is_stored_with_its_label_and_says_when_it_shared_the_machine(tmp_path):
+    """Its help says "a name for the stored run": it is in runs list, and it trained beside another run."""
+    from rlcore.runs.store import Store
+
+    store = Store(tmp_path)
+    other = store.insert_run("dqn", {"epochs": 300}, "another run", running_pid=os.getpid())  # trains "meanwhile"
+    proc = subprocess.run([sys.executable, "-m", "rlcore", "dqn", "--epochs", "3", "--memory", "100", "--batch", "16",
+                           "--test-games", "10", "--eval-every", "0", "--quiet", "--label", "mine", "--json",
+                           str(tmp_path / "out.json")], capture_output=True, text=True, timeout=300,
+                          env=ENV | {"RLCORE_HOME": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.startswith("warning: run 2 shared this machine with run 1 while it trained")
+    (mine,) = [r for r in store.list_runs() if r.label == "mine"]
+    assert mine.status == "done" and mine.summary["shared_machine"]["runs"] == [other]
+    assert json.loads((tmp_path / "out.json").read_text())["run_id"] == mine.id
+    assert "is not clean" in proc.stdout

@@ -205,3 +205,15 @@ def test_the_profile_window_s_steps_and_seconds_are_left_out_of_the_speed(style,
     if kind == "dqn":  # the speed a DQN run reports is the harness's: profiled moves left out
         assert outcome.summary["steps_per_second"] == pytest.approx(timed / outcome.summary["train_seconds"])
 
+
+
+def test_the_last_record_s_short_tail_gives_no_speed_and_a_full_one_does():
+    """A script's last step is cut short by its end: one step in 16 ms is no speed beside a steady 6 steps/s."""
+    from rlcore.contract.reporting import STEPS_PER_S, LossWindow
+
+    window = LossWindow(STEPS_PER_S)
+    assert window.close(6, 1.0)[STEPS_PER_S] == pytest.approx(6.0)
+    assert STEPS_PER_S not in window.close(7, 1.016, last=True)
+    steady = LossWindow(STEPS_PER_S)
+    steady.close(6, 1.0)
+    assert steady.close(12, 1.9, last=True)[STEPS_PER_S] == pytest.approx(6 / 0.9)

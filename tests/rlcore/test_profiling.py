@@ -15,7 +15,7 @@ import pytest
 import tensorflow as tf
 
 from rlcore.contract.params import ConfigError
-from rlcore.tracking import profiling
+from rlcore.tracking import findings, profiling
 from rlcore.workloads.dqn import tf_styles as dqn
 from rlcore.workloads.dqn import turbo as dqn_turbo
 from rlcore.workloads.dqn.config import DQNConfig
@@ -181,3 +181,31 @@ def test_profile_settings_are_checked_in_one_sentence():
     with pytest.raises(ConfigError, match="profile must not exceed the steps after the first call"):
         HJBConfig(steps=1000, steps_per_call=100, profile=901)
     assert HJBConfig(steps=1000, steps_per_call=100, profile=900).profile == 900
+
+
+def test_the_gpu_estimate_names_its_constants_and_sources_and_is_marked_not_measured_on_a_cpu(tmp_path, monkeypatch):
+    """The seed's HJB step (graph, one step per call) on this CPU: what a GPU step would at least pay (a launch per
+    op, a copy per host↔device transfer), as a range from published constants, never called a measurement."""
+    monkeypatch.setenv(profiling.PROFILE_DIR_ENV, str(tmp_path))
+    p = _hjb("graph", k=1, profile=20)
+    gpu = p["gpu_estimate"]
+    low, high = gpu["range_seconds_per_step"]
+    assert gpu["measured"] is False and gpu["seconds_per_step"] == low < high
+    assert gpu["launches_per_step"] == pytest.approx(p["ops_per_step"])
+    assert low == pytest.approx(gpu["launches_per_step"] * findings.LAUNCH_SECONDS[0]
+                                + gpu["copies_per_step"] * findings.COPY_SECONDS[0])
+    assert any("TensorFlow guide" in s for s in gpu["sources"]) and any("Holistic Trace" in s for s in gpu["sources"])
+    assert gpu["sentence"].startswith("Not measured here (no GPU): on a GPU this step would pay at least")
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_the_step_is_measured_and_the_estimate_stands_beside_it(tmp_path, monkeypatch):
+    import tensorflow as tf
+
+    if not tf.config.list_physical_devices("GPU"):
+        pytest.skip("no GPU visible to TensorFlow on this machine")
+    monkeypatch.setenv(profiling.PROFILE_DIR_ENV, str(tmp_path))
+    cfg = HJBConfig(exec_mode="graph", steps=60, profile=20, eval_every=0, eval_points=20, device="gpu")
+    p = hjb.train(cfg).profile
+    assert p["gpu"] and p["gpu_estimate"]["measured"] is True
+    assert p["gpu_estimate"]["sentence"].startswith("Measured on this GPU:")

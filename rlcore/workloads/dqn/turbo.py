@@ -232,7 +232,7 @@ def train(cfg: DQNConfig, reporter: Reporter | None = None) -> TurboResult:
                 run.tick()
 
         train_seconds = run.stop_clock()
-        run.emit()  # the last chunks' record, at the end of training
+        run.emit(last=True)  # the last chunks' record, at the end of training
         run.emit(phase=TESTING)
         with run.off_clock():
             win_rate = book_test(agent.q_values, cfg)

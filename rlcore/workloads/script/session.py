@@ -98,7 +98,7 @@ class Session:
         context = {"steps_per_execution": self.keras.get("steps_per_execution"), "steps": self.run.steps}
         profile = self.run.read_profile(compile_seconds=self.run.compile_seconds, train_seconds=train_seconds,
                                         context=context)
-        self.run.emit()
+        self.run.emit(last=True)
         source = asdict(self.auto.source)
         if self.explicit:
             source["kind"] = "run.step()"

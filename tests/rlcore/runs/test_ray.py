@@ -62,17 +62,42 @@ def queue(store, kind, config, **kwargs):
     return run_id
 
 
-def test_runs_of_every_kind_end_done_spread_over_both_nodes_one_at_a_time_per_node(cluster):
+SCRIPT = ("import tensorflow as tf\nfrom tensorflow import keras\n"
+          "model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])\n"
+          "opt = keras.optimizers.SGD(0.1)\nx, y = tf.ones((8, 4)), tf.zeros((8, 1))\n"
+          "for _ in range(5):\n    with tf.GradientTape() as tape:\n"
+          "        loss = tf.reduce_mean((model(x) - y) ** 2)\n"
+          "    opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))\n")
+
+
+def test_runs_of_every_kind_end_done_spread_over_both_nodes_one_at_a_time_per_node(cluster, tmp_path):
+    """Every kind, your own code's too: a script runs on a node where the same path holds the same file (its
+    sha256 is in the run's config); a file changed since the run was made is one sentence, never someone else's
+    code run under its name."""
+    from rlcore.contract import workloads
+
     _, nodes, store = cluster
+    script = tmp_path / "train.py"
+    script.write_text(SCRIPT)
+    prepared = workloads.get("script").prepare({"path": str(script), "args": "[]", "cwd": str(tmp_path),
+                                                "profile": 0})
     ids = [queue(store, "dqn", TINY | {"seed": 1}), queue(store, "hjb", {"steps": 200, "steps_per_call": 100,
                                                                           "eval_every": 0, "eval_points": 20}),
            queue(store, "bench", {"workload": "hjb-step", "patterns": "graph", "batch": "4", "repeats": 1,
                                   "min_seconds": 0.05}),
            queue(store, "dqn", {"exec_mode": "turbo", "train_seconds": 0.2, "turbo_games": 32, "turbo_batch": 32,
                                 "turbo_memory": 2048, "test_games": 20}),
-           queue(store, "dqn", TINY | {"seed": 2, "exec_mode": "eager"}), queue(store, "hjb", {"steps": 100})]
+           queue(store, "dqn", TINY | {"seed": 2, "exec_mode": "eager"}), queue(store, "hjb", {"steps": 100}),
+           queue(store, "script", prepared, label="same file")]
     runs = [wait_final(store, run_id, timeout=240) for run_id in ids]
-    assert [r.status for r in runs] == ["done"] * 6, [r.error for r in runs]
+    assert [r.status for r in runs] == ["done"] * 7, [r.error for r in runs]
+    assert runs[-1].summary["steps"] == 5
+    other = tmp_path / "changed.py"
+    other.write_text(SCRIPT)
+    stale = workloads.get("script").prepare({"path": str(other), "args": "[]", "cwd": str(tmp_path), "profile": 0})
+    other.write_text(SCRIPT + "print('changed')\n")  # after the run was made, before a node reads it
+    changed = wait_final(store, queue(store, "script", stale, label="changed since"), timeout=240)
+    assert changed.status == "failed" and changed.error.startswith(f"The script at {other} is not the one this run")
     assert all(store.metric_count(r.id) > 0 and r.summary for r in runs)
     assert (store.run_dir(ids[0]) / "model.keras").stat().st_size > 0  # files come back from the node as bytes
     by_node = {}
@@ -166,27 +191,3 @@ def test_a_lost_node_is_node_died_with_the_node(cluster):
     assert lost.status == "failed" and lost.error.startswith(f"node died: {run.host} ({node.node_id[:12]})")
     assert store.integrity_check() == "ok"
 
-
-def test_a_script_runs_on_a_node_where_its_path_holds_the_same_file_and_otherwise_says_why(cluster, tmp_path):
-    """The Ray executor runs a script where the same path holds the same file (its sha256 is in the run's config):
-    a file changed since it was queued is one sentence, never someone else's code run under its name."""
-    _, _, store = cluster
-    script = tmp_path / "train.py"
-    script.write_text("import tensorflow as tf\nfrom tensorflow import keras\n"
-                      "model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])\n"
-                      "opt = keras.optimizers.SGD(0.1)\nx, y = tf.ones((8, 4)), tf.zeros((8, 1))\n"
-                      "for _ in range(5):\n    with tf.GradientTape() as tape:\n"
-                      "        loss = tf.reduce_mean((model(x) - y) ** 2)\n"
-                      "    opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables),"
-                      " model.trainable_variables))\n")
-    values = {"path": str(script), "args": "[]", "cwd": str(tmp_path), "profile": 0}
-    from rlcore.contract import workloads
-
-    prepared = workloads.get("script").prepare(values)
-    ran = queue(store, "script", prepared, label="same file")
-    assert wait_final(store, ran, timeout=240).status == "done"
-    assert store.get_run(ran).summary["steps"] == 5
-    script.write_text(script.read_text() + "print('changed')\n")  # after the run was made, before a node reads it
-    changed = queue(store, "script", prepared, label="changed since")
-    run = wait_final(store, changed, timeout=240)
-    assert run.status == "failed" and run.error.startswith(f"The script at {script} is not the one this run was made")
