@@ -20,6 +20,7 @@ from rlcore.contract.text import percent_text, seconds_text
 from rlcore.tracking.hooks import CALLBACK, INDEX, LOGS, PREDICT, SYNC
 
 MIN_SHARE = 0.10  # of the step
+ARITHMETIC = "the arithmetic itself"
 MIN_SECONDS = 50e-6  # per step
 LAUNCHED = 20  # eager ops per step from which launching them one by one is a cause
 INDEXED = 8  # eager tensor[i] per step from which indexing in a Python loop is a cause
@@ -171,7 +172,9 @@ def explain(n: Any, *, steps_per_marker: int = 1, context: Mapping[str, Any] | N
                 "move the per-step Python (data preparation, bookkeeping) into the tf.function or a tf.data pipeline",
                 "function", "time on the Python thread outside TensorFlow's calls"))
 
-    if not logs[0] and n.function_calls / k > 0 and n.dispatch_seconds > n.compute_seconds and eager_count < LAUNCHED:
+    setting_up = n.dispatch_seconds / k
+    if (not logs[0] and n.function_calls / k > 0 and eager_count < LAUNCHED
+            and (n.dispatch_seconds > n.compute_seconds or setting_up >= max(MIN_SECONDS, 0.3 * step))):
         calls = n.function_calls / k
         found.append(finding(
             "setting up a function call every step", n.dispatch_seconds / k, step,
@@ -194,9 +197,11 @@ def explain(n: Any, *, steps_per_marker: int = 1, context: Mapping[str, Any] | N
     # The arithmetic is what the causes above leave of the step, at most the kernels' own time.
     compute = min(n.compute_seconds / k, max(0.0, step - sum(f["seconds_per_step"] for f in found
                                                              if not f["cause"].startswith("compiling"))))
-    if not found or compute > 0.5 * step:
+    # Named too when every cause found is small (one always named, such as a fetch of 1%): a cause of 1% must not
+    # read as the change to make first.
+    if not any(f["share"] >= MIN_SHARE for f in found) or compute > 0.5 * step:
         found.append(finding(
-            "the arithmetic itself", compute, step,
+            ARITHMETIC, compute, step,
             "only less arithmetic (a smaller model or batch) or faster hardware makes it faster; the overhead "
             "around it is small", "profiler", f"{n.ops / k:,.0f} ops per step"))
     found.sort(key=lambda f: -f["seconds_per_step"])
@@ -211,7 +216,9 @@ def headline(found: list[dict[str, Any]], step_seconds: float) -> str:
     parts = [f"{f['cause']}: {_t(f['seconds_per_step'])} of each {_t(step_seconds)} step "
              f"({percent_text(f['share'])})" if f["category"] != "compile-bound" else
              f"compiling: {percent_text(f['share'])} of the run's time" for f in found[:3]]
-    return "; ".join(parts) + f". The change to make first: {found[0]['fix']}."
+    # The first change is the costliest cause a change removes (the arithmetic is what remains after them).
+    first = next((f for f in found if f["cause"] != ARITHMETIC and f["share"] >= MIN_SHARE), found[0])
+    return "; ".join(parts) + f". The change to make first: {first['fix']}."
 
 
 # ---------------------------------------------------------------- the GPU question, on a machine without one

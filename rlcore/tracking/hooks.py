@@ -248,7 +248,8 @@ class AutoSteps:
         self._first = True
         self._active = True
         self._on_cancel = on_cancel
-        self._last_loss_ok = True
+        self._names: dict[int, str] = {}  # each training function's name, by id
+        self._scalars: dict[tuple[int, type, int], list[str]] = {}  # which results are float scalars, per trace
 
     # ------------------------------------------------------------ installing
 
@@ -285,7 +286,7 @@ class AutoSteps:
 
     # ------------------------------------------------------------ the boundaries
 
-    def boundary(self, kind: str, function: str = "") -> None:
+    def boundary(self, kind: str) -> None:
         """A step ends here and the next begins (an update, or a training function's call)."""
         if self.run.step_open:
             self.run.end_step(compiles=self._first)
@@ -296,8 +297,6 @@ class AutoSteps:
             self.run.restart_clock()  # the code's training begins here: its set-up is no part of the speed
         if not self.source.kind:
             self.source.kind = kind
-        if function and function not in self.source.functions:
-            self.source.functions.append(function)
         self.run.begin_step()
 
     def close(self) -> None:
@@ -328,38 +327,61 @@ class AutoSteps:
                     return original(function, *args, **kwargs)
                 finally:
                     steps._calls.pop()
-            marked = id(function) in steps._marked
+            key = id(function)
+            marked = key in steps._marked
             if marked:
-                steps.boundary("calls of a training function", _name(function))
+                if key not in steps._names:  # marked while the lab stood aside (a trace inside model.fit)
+                    steps._named(function)
+                steps.boundary("calls of a training function")
             steps._calls.append(function)
             started = time.perf_counter()
             try:
                 result = original(function, *args, **kwargs)
             finally:
                 steps._calls.pop()
-            if not marked and id(function) in steps._marked:
+            if not marked and key in steps._marked:
                 # This very call traced the function and found it applies gradients: it was the first step,
                 # known only now; its time is compiling, not training.
                 steps.run.add_compiled_step(time.perf_counter() - started)
                 steps._first = False
                 steps.source.kind = steps.source.kind or "calls of a training function"
-                steps.source.functions.append(_name(function))
-            if id(function) in steps._marked:
-                steps._take_loss(result, _name(function))
+                steps._named(function)
+            if key in steps._marked:
+                steps._take_loss(function, result)
             return result
         return __call__
 
-    def _take_loss(self, result: Any, name: str) -> None:
-        """A scalar the training function returns is its loss (a dict's scalars are logged by name)."""
-        values = result.items() if isinstance(result, dict) else [("loss", result)]
-        for key, value in values:
-            shape = getattr(value, "shape", None)
-            if shape is not None and len(shape) == 0 and getattr(getattr(value, "dtype", None), "is_floating", False):
-                if key == "loss":
-                    self.run.add_loss(value)
-                    self.source.loss_from = self.source.loss_from or f"the value {name}() returns"
+    def _named(self, function: Any) -> None:
+        name = self._names[id(function)] = _name(function)
+        if name not in self.source.functions:
+            self.source.functions.append(name)
+
+    def _take_loss(self, function: Any, result: Any) -> None:
+        """A scalar the training function returns is its loss (a dict's scalars are logged by name). Which of its
+        results are float scalars is decided once per function and trace (this runs on every step)."""
+        key = (id(function), type(result), function.experimental_get_tracing_count())
+        scalars = self._scalars.get(key)
+        if scalars is None:
+            values = result.items() if isinstance(result, dict) else [("loss", result)]
+            scalars = self._scalars[key] = [name for name, value in values if _float_scalar(value)]
+            if "loss" in scalars:
+                self.source.loss_from = self.source.loss_from or f"the value {self._names[id(function)]}() returns"
+        if not scalars:
+            return
+        if not isinstance(result, dict):
+            self.run.add_loss(result)
+            return
+        for name in scalars:
+            if name in result:
+                if name == "loss":
+                    self.run.add_loss(result[name])
                 else:
-                    self.run.log(**{key: value})
+                    self.run.log(**{name: result[name]})
+
+
+def _float_scalar(value: Any) -> bool:
+    shape = getattr(value, "shape", None)
+    return shape is not None and len(shape) == 0 and getattr(getattr(value, "dtype", None), "is_floating", False)
 
 
 def _name(function: Any) -> str:

@@ -93,6 +93,11 @@ def test_plotly_js_is_served_from_a_copy_named_by_its_version_or_else_from_the_c
     copy.write_text("half a file")  # an interrupted copy is made whole again
     plotly_live._plotly_src()
     assert copy.stat().st_size > 1_000_000
+    size = copy.stat().st_size
+    copy.write_bytes(b"alert('not plotly');".ljust(size, b" "))  # the right size, other content
+    plotly_live._plotly_src()
+    installed = plotly_live.Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    assert copy.read_bytes() == installed.read_bytes()
     (tmp_path / "file").write_text("")
     monkeypatch.setattr(plotly_live, "STATIC", tmp_path / "file" / "static")  # a folder that cannot be made
     assert plotly_live._plotly_src().startswith("./component/")
