@@ -405,11 +405,14 @@ def step_time_chart(profiles: Mapping[str, Mapping[str, Any]]) -> go.Figure:
     fig.add_trace(go.Scatter(y=[plain(n) for n in names], x=totals, mode="text", showlegend=False,
                              text=[f"  {fmt.seconds(t)} per step" for t in totals], textposition="middle right",
                              hoverinfo="skip"))
-    rows = 1 + len(causes) // 3  # the legend's rows, three causes to a row
+    # Two causes to a legend row, whatever the chart's width (a run view's half column wrapped every cause onto a
+    # row of its own, and the rows ran into the title): each entry is half the legend's width.
+    rows = -(-len(causes) // 2)
     fig.update_layout(modebar=MODEBAR, title="one training step's time, by cause", barmode="stack",
                       xaxis_title="seconds per step",
-                      xaxis={"range": [0, max([*totals, 1e-9]) * 1.35]}, height=170 + 50 * len(names) + 25 * rows,
-                      margin=MARGIN | {"t": 80 + 25 * rows}, legend=LEGEND)
+                      xaxis={"range": [0, max([*totals, 1e-9]) * 1.35]}, height=170 + 50 * len(names) + 22 * rows,
+                      margin=MARGIN | {"t": 60 + 22 * rows},
+                      legend=LEGEND | {"entrywidth": 0.5, "entrywidthmode": "fraction"})
     return fig
 
 
