@@ -204,7 +204,8 @@ def explain(n: Any, *, steps_per_marker: int = 1, context: Mapping[str, Any] | N
             ARITHMETIC, compute, step,
             "only less arithmetic (a smaller model or batch) or faster hardware makes it faster; the overhead "
             "around it is small", "profiler", f"{n.ops / k:,.0f} ops per step"))
-    found.sort(key=lambda f: -f["seconds_per_step"])
+    # Costliest first per step; a compile is paid once per run (its share is of the run), so it follows them.
+    found.sort(key=lambda f: (f["category"] == "compile-bound", -f["seconds_per_step"]))
     return found
 
 

@@ -169,9 +169,12 @@ def test_a_script_that_fails_mid_run_keeps_its_numbers_and_says_why(tmp_path, ho
 
 def test_ctrl_c_cancels_the_run_and_a_script_with_no_steps_says_how_steps_are_counted(tmp_path):
     env = os.environ | {"RLCORE_HOME": str(tmp_path / "home"), "TF_CPP_MIN_LOG_LEVEL": "2"}
+    # Ctrl-C as a terminal delivers it: the child's SIGINT at its default whatever this process inherited (a
+    # suite started in the background of a shell without job control ignores SIGINT, and so would the child).
     hang = subprocess.Popen([sys.executable, "-m", "rlcore", "profile", "--steps", "0", str(SCRIPTS /
                              "misbehaving.py"), "hang"], env=env, cwd=tmp_path, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert hang.stdout.readline().strip() == "hanging"  # its steps trained, it waits in its own loop now
         hang.send_signal(signal.SIGINT)
