@@ -100,6 +100,8 @@ def test_a_script_run_from_the_page_trains_live_reads_in_the_code_s_words_and_co
         compare = _page(browser, f"{base}/runs?runs={run_id},{graph}")
         expect(compare.get_by_text(re.compile("^These runs are of 2 different workloads"))).to_be_visible()
         expect(compare.get_by_role("link", name=f"{graph}: the lab's graph", exact=True).first).to_be_visible()
-        expect(compare.get_by_text(re.compile(rf"^{run_id}: naive_port.py — model.predict in a loop"))).to_be_visible()
+        # The port's reading under the comparison (its causes' order moves with the machine's load).
+        reading = re.compile(rf"^{run_id}: naive_port.py — .*model.predict in a loop")
+        expect(compare.get_by_text(reading)).to_be_visible()
         expect(compare.get_by_test_id("stException")).to_have_count(0)
         compare.screenshot(path=str(OUTPUT / "your_code_compare.png"), full_page=True)
