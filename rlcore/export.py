@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from rlcore.tracking.profiling import PROFILE_DIR
+from rlcore.tracking.capture import PROFILE_DIR
 
 
 class ExportError(Exception):

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from rlcore.contract.profile import Profile
 from ui import fmt
 
 MAX_POINTS = 2000
@@ -374,19 +375,19 @@ STEP_PARTS = (("compute_seconds", "the ops' arithmetic", "#2ca02c"),
 REST = "the rest of the step"
 
 
-def step_parts(profile: Mapping[str, Any]) -> list[tuple[str, float]]:
+def step_parts(profile: Profile) -> list[tuple[str, float]]:
     """A profiled step's time by cause, in the code's words (the findings, which do not overlap, then what they
     leave); a profile without findings is split as TensorFlow reads it (arithmetic, dispatch, Python)."""
-    step = float(profile.get("step_seconds") or 0.0)
-    found = [f for f in profile.get("findings") or [] if f.get("category") != "compile-bound"]
+    step = profile.step_seconds
+    found = [f for f in profile.findings if not f.once_per_run]
     if not found:
-        return [(title, float(profile.get(key) or 0.0)) for key, title, _ in STEP_PARTS]
-    parts = [(str(f["cause"]), float(f["seconds_per_step"])) for f in found]
+        return [(title, float(getattr(profile, key) or 0.0)) for key, title, _ in STEP_PARTS]
+    parts = [(f.title, f.seconds_per_step) for f in found]
     rest = step - sum(seconds for _, seconds in parts)
     return parts + ([(REST, rest)] if rest > 0.01 * step else [])
 
 
-def step_time_chart(profiles: Mapping[str, Mapping[str, Any]]) -> go.Figure:
+def step_time_chart(profiles: Mapping[str, Profile]) -> go.Figure:
     """One training step's time by cause, one stacked bar per profiled run (so two runs read side by side); the
     step's total written at its end."""
     fig = go.Figure()
@@ -401,7 +402,7 @@ def step_time_chart(profiles: Mapping[str, Mapping[str, Any]]) -> go.Figure:
                              marker_color=fixed.get(cause) or next(colors, "#888888"),
                              text=[fmt.seconds(v) if v else "" for v in values], textposition="inside",
                              insidetextanchor="middle", hovertemplate="%{text}<extra>" + plain(cause) + "</extra>"))
-    totals = [float(profiles[n].get("step_seconds") or 0.0) for n in names]
+    totals = [profiles[n].step_seconds for n in names]
     fig.add_trace(go.Scatter(y=[plain(n) for n in names], x=totals, mode="text", showlegend=False,
                              text=[f"  {fmt.seconds(t)} per step" for t in totals], textposition="middle right",
                              hoverinfo="skip"))

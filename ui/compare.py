@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from rlcore.contract import workloads
+from rlcore.contract import profile_text, workloads
 from rlcore.runs.store import Run, Store
 from ui import charts, extras, fmt, link_table, plotly_live, router, share, views
 
@@ -150,14 +150,13 @@ def _why(runs: list[Run], explained: set[int]) -> None:
     reading = views.profile_comparison(runs)
     if reading:
         st.markdown(fmt.md(reading, 600))
-    profiled = {f"{r.id}: {r.label}": r.summary["profile"] for r in runs if r.status == "done"
-                and isinstance((r.summary or {}).get("profile"), dict) and "step_seconds" in r.summary["profile"]}
+    profiled = views.profiled(runs)
     if profiled:
-        for r in runs:
-            profile = (r.summary or {}).get("profile") or {}
-            if "sentence" in profile and r.id not in explained:
-                st.caption(fmt.md(f"{r.id}: {r.label} — {profile['sentence']}", 600))
-        st.plotly_chart(charts.step_time_chart(profiled), key="compare_step_time")
+        for r, profile in profiled:
+            if r.id not in explained:
+                st.caption(fmt.md(f"{r.id}: {r.label} — {profile_text.sentence(profile)}", 600))
+        st.plotly_chart(charts.step_time_chart({f"{r.id}: {r.label}": p for r, p in profiled}),
+                        key="compare_step_time")
 
 
 def _machine(runs: list[Run], metrics: pd.DataFrame) -> None:

@@ -15,8 +15,9 @@ from urllib.parse import urlencode
 
 import pandas as pd
 
-from rlcore.contract import workloads
+from rlcore.contract import profile_text, workloads
 from rlcore.contract.params import ConfigError, applies, label_of, parse_id
+from rlcore.contract.profile import Finding, Profile, of_summary
 from rlcore.contract.reporting import PHASE_PREFIX
 from rlcore.runs.store import Run
 from rlcore.tracking import system_metrics
@@ -388,26 +389,32 @@ PROFILE_NUMBERS = (("ops_per_step", "ops (per step, mean)", "{:,.0f}"),
                    ("retraces", "retracings", "{:,}"))
 
 
-def profile_numbers(profile: Mapping[str, Any]) -> list[tuple[str, str]]:
+def profile_numbers(profile: Profile) -> list[tuple[str, str]]:
     """The profile's counts per training step as (label, text), for the row of numbers under its verdict."""
-    out = [(label, text.format(profile[key]).removesuffix(".0").removesuffix(".00")) for key, label, text in
-           PROFILE_NUMBERS if key in profile]
-    out.append(("step time", fmt.seconds(profile.get("step_seconds"))))
+    out = [(label, text.format(getattr(profile, key)).removesuffix(".0").removesuffix(".00"))
+           for key, label, text in PROFILE_NUMBERS]
+    out.append(("step time", fmt.seconds(profile.step_seconds)))
     return out
 
 
-def findings_table(found: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+def findings_table(found: Iterable[Finding]) -> pd.DataFrame:
     """A profile's findings as people read them: the cause, its time per step and share, the fix, the evidence."""
-    rows = [{"cause": f["cause"], "per step": fmt.seconds(f["seconds_per_step"]),
-             "share": fmt.percent(f["share"]) + (" of the run" if f.get("category") == "compile-bound" else ""),
-             "the change to make": f["fix"], "seen": f.get("evidence", ""), "read more": f.get("guide", "")}
-            for f in found]
+    rows = [{"cause": f.title, "per step": fmt.seconds(f.seconds_per_step), "share": profile_text.share_text(f),
+             "the change to make": f.fix + (f" (in effect already: {f.in_effect})" if f.in_effect else ""),
+             "seen": f.evidence, "read more": f.guide} for f in found]
     return pd.DataFrame(rows, columns=["cause", "per step", "share", "the change to make", "seen", "read more"])
 
 
-def top_ops_table(profile: Mapping[str, Any]) -> pd.DataFrame:
-    rows = [{"op": op["name"], "self time per step": fmt.seconds(op["self_seconds_per_step"]),
-             "share of the ops' time": fmt.percent(op["share"])} for op in profile.get("top_ops", [])]
+def where_lines(found: Iterable[Finding]) -> str:
+    """The person's lines behind the findings, one per line under the finding's title ("" when none was seen)."""
+    blocks = [f"{f.title}:\n" + "\n".join(f"  {profile_text.where_line(w)}" for w in f.where)
+              for f in found if f.where]
+    return "\n".join(blocks)
+
+
+def top_ops_table(profile: Profile) -> pd.DataFrame:
+    rows = [{"op": op.name, "self time per step": fmt.seconds(op.self_seconds_per_step),
+             "share of the ops' time": fmt.percent(op.share)} for op in profile.top_ops]
     return pd.DataFrame(rows, columns=["op", "self time per step", "share of the ops' time"])
 
 
@@ -426,33 +433,41 @@ def machine_sentence(system: Mapping[str, Any] | None) -> str | None:
     return text + "."
 
 
+def profiled(runs: Iterable[Run]) -> list[tuple[Run, Profile]]:
+    """The finished runs that hold a readable profile, each with it."""
+    out = []
+    for r in runs:
+        p = of_summary(r.summary) if r.status == "done" else None
+        if p is not None and p.ok and p.step_seconds:
+            out.append((r, p))
+    return out
+
+
 def profile_comparison(runs: list[Run]) -> str | None:
     """What two profiled runs' profiles explain of their speed ratio: "graph runs 12x the env steps/s of naive;
     per profiled step naive launches 4,250 ops one by one, graph 1.7 function calls: its step takes 88x less"."""
-    profiled = [r for r in runs if r.status == "done" and isinstance((r.summary or {}).get("profile"), dict)
-                and "step_seconds" in r.summary["profile"]]
-    if len(profiled) < 2 or len({r.kind for r in profiled}) > 1:
+    found = profiled(runs)
+    if len(found) < 2 or len({r.kind for r, _ in found}) > 1:
         return None
-    workload = workloads.of_run(profiled[0].kind)
+    workload = workloads.of_run(found[0][0].kind)
     rate = next((h for h in workload.headlines if h.unit.endswith("/s")), None)
-    fast, slow = sorted(profiled, key=lambda r: r.summary["profile"]["step_seconds"])[0], \
-        sorted(profiled, key=lambda r: r.summary["profile"]["step_seconds"])[-1]
-    pf, ps = fast.summary["profile"], slow.summary["profile"]
-    step_ratio = ps["step_seconds"] / pf["step_seconds"] if pf["step_seconds"] else float("inf")
+    ranked = sorted(found, key=lambda rp: rp[1].step_seconds)
+    (fast, pf), (slow, ps) = ranked[0], ranked[-1]
+    step_ratio = ps.step_seconds / pf.step_seconds if pf.step_seconds else float("inf")
 
-    def how(p: Mapping[str, Any]) -> str:
-        if p.get("eager_ops_per_step", 0) >= 20:
-            return f"launches {p['eager_ops_per_step']:,.0f} ops one by one"
-        calls = p.get("function_calls_per_step", 0)
-        return f"makes {calls:,.2g} function call{'s' if calls != 1 else ''} ({p.get('ops_per_step', 0):,.0f} ops)"
+    def how(p: Profile) -> str:
+        if p.eager_ops_per_step >= 20:
+            return f"launches {p.eager_ops_per_step:,.0f} ops one by one"
+        calls = p.function_calls_per_step
+        return f"makes {calls:,.2g} function call{'s' if calls != 1 else ''} ({p.ops_per_step:,.0f} ops)"
 
-    sentence = (f"Per profiled step {slow.label} {how(ps)} ({fmt.seconds(ps['step_seconds'])}), {fast.label} "
-                f"{how(pf)} ({fmt.seconds(pf['step_seconds'])}): a step {step_ratio:,.1f}x shorter")
+    sentence = (f"Per profiled step {slow.label} {how(ps)} ({fmt.seconds(ps.step_seconds)}), {fast.label} "
+                f"{how(pf)} ({fmt.seconds(pf.step_seconds)}): a step {step_ratio:,.1f}x shorter")
     if rate is not None:
         a, b = workloads.headline_value(fast.summary, rate), workloads.headline_value(slow.summary, rate)
         if a and b:
             measured = a / b
             sentence += (f", of the {measured:,.1f}x measured in {rate.label}" + (
-                "; the rest is what the profile's steps leave out (the environment and the replay memory between "
-                "steps, reports)" if step_ratio < 0.8 * measured else ""))
+                "; the rest is what the profile's steps leave out (the work between the profiled steps, reports)"
+                if step_ratio < 0.8 * measured else ""))
     return sentence + "."

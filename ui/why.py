@@ -10,6 +10,8 @@ import zipfile
 import pandas as pd
 import streamlit as st
 
+from rlcore.contract import profile_text
+from rlcore.contract.profile import of_summary
 from rlcore.runs.store import Run, Store
 from rlcore.tracking import system_metrics
 from ui import access, charts, fmt, queueing, views
@@ -19,36 +21,38 @@ PROFILE_STEPS = 50  # what "Profile this run" asks for when the run had no profi
 
 def panel(store: Store, run: Run) -> None:
     """The profile of a finished run: verdict, numbers, one step's time, top ops, the capture."""
-    profile = (run.summary or {}).get("profile")
-    if not isinstance(profile, dict):
+    profile = of_summary(run.summary)
+    if profile is None:
         return
-    st.subheader("Why it is this fast, measured inside TensorFlow")
-    if "error" in profile:
-        st.info(fmt.md(profile["error"], 400), icon=":material/info:")
+    st.subheader("Why it is this fast, measured inside TensorFlow", anchor="why")
+    if not profile.ok:
+        st.info(fmt.md(profile.error, 400), icon=":material/info:")
         return
-    found = profile.get("findings") or []
-    if found:
+    if profile.findings:
         st.markdown("**In the code's words**, costliest first (time per step, its share of the step, the change "
                     "to make):")
-        st.dataframe(views.findings_table(found), hide_index=True, width="stretch")
-        st.caption(fmt.md(f"TensorFlow's own reading: {profile.get('tf_reading') or profile['sentence']}", 600))
+        st.dataframe(views.findings_table(profile.findings), hide_index=True, width="stretch")
+        where = views.where_lines(profile.findings)
+        if where:
+            st.code(where, language=None)
+        st.caption(fmt.md(f"TensorFlow's own reading: {profile_text.reading(profile)}", 600))
     else:
-        st.info(fmt.md(profile["sentence"], 600), icon=":material/troubleshoot:")
+        st.info(fmt.md(profile_text.sentence(profile), 600), icon=":material/troubleshoot:")
     numbers = views.profile_numbers(profile)
     for box, (label, text) in zip(st.columns(len(numbers)), numbers, strict=True):
         box.metric(label, text)
-    unit = f" (a step: one call of {profile['steps_per_marker']:,} steps, divided by them)" \
-        if profile.get("steps_per_marker", 1) > 1 else ""
-    st.caption(f"From {profile['steps']:,} training steps recorded by TensorFlow's profiler after warm-up{unit}; "
+    unit = f" (a step: one call of {profile.steps_per_marker:,} steps, divided by them)" \
+        if profile.steps_per_marker > 1 else ""
+    st.caption(f"From {profile.steps:,} training steps recorded by TensorFlow's profiler after warm-up{unit}; "
                "they are left out of the run's speed.")
     left, right = st.columns([3, 2])
     left.plotly_chart(charts.step_time_chart({f"run {run.id}": profile}), key=f"step_time_{run.id}")
     right.dataframe(views.top_ops_table(profile), hide_index=True, width="stretch")
-    gpu = profile.get("gpu_estimate")
-    if isinstance(gpu, dict) and gpu.get("sentence"):
-        with st.expander("On a GPU" + ("" if gpu.get("measured") else " (an estimate: not measured here)")):
-            st.markdown(fmt.md(gpu["sentence"], 600))
-            st.caption("Where its numbers come from: " + "; ".join(gpu.get("sources", [])))
+    gpu = profile.gpu_estimate
+    if gpu is not None:
+        with st.expander("On a GPU" + ("" if gpu.measured else " (an estimate: not measured here)")):
+            st.markdown(fmt.md(profile_text.gpu_sentence(gpu), 600))
+            st.caption("Where its numbers come from: " + "; ".join(gpu.sources))
     _capture(store, run)
 
 
@@ -92,7 +96,7 @@ def machine(run: Run, metrics: pd.DataFrame) -> None:
 def profile_again(store: Store, run: Run) -> None:
     """Queue the run's settings again with a profile (a run that had one is not profiled twice)."""
 
-    if "profile" not in run.config or (run.summary or {}).get("profile") or not access.is_operator():
+    if "profile" not in run.config or of_summary(run.summary) is not None or not access.is_operator():
         return
     if st.button("Profile this run", key=f"profile_{run.id}", icon=":material/troubleshoot:",
                  help=f"Queues the same settings with {PROFILE_STEPS} steps recorded by TensorFlow's profiler after "

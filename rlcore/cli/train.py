@@ -16,10 +16,11 @@ from rlcore.cli.common import (
     given_values,
     writable_path,
 )
-from rlcore.contract import workloads
+from rlcore.contract import profile_text, workloads
 from rlcore.contract.params import LABEL_MAX, ConfigError, check_text, style_of
+from rlcore.contract.profile import Profile
 from rlcore.contract.reporting import Record, RunInfo
-from rlcore.contract.text import amount_text, percent_text, seconds_text
+from rlcore.contract.text import amount_text, percent_text
 from rlcore.tracking.machine import DeviceError, check_device, prepare_process
 
 EXIT_FAILED = 1  # the run itself failed (its reason printed); bad input is EXIT_BAD_INPUT
@@ -117,7 +118,7 @@ def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset:
     shows it live); then its numbers, verdict and profile on the terminal."""
     from rlcore.runs import service, worker
     from rlcore.runs.store import Store
-    from rlcore.tracking.profiling import PROFILE_DIR
+    from rlcore.tracking.capture import PROFILE_DIR
 
     store = Store()
     try:
@@ -171,24 +172,22 @@ def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset:
     return EXIT_CANCELLED if ended.status == "cancelled" else 0
 
 
-def print_profile(profile: dict[str, Any] | None) -> None:
-    """A profile on the terminal: the causes in the code's words (costliest first), TensorFlow's own reading, what
-    a GPU would add, where the capture is."""
-    if not profile:
+def print_profile(data: dict[str, Any] | None) -> None:
+    """A profile on the terminal: the causes in the code's words (costliest first) with the person's lines,
+    TensorFlow's own reading, what a GPU would add, where the capture is."""
+    profile = Profile.from_json(data)
+    if profile is None:
         return
-    if "sentence" not in profile:
-        print(f"No profile: {profile['error']}")
+    if not profile.ok:
+        print(f"No profile: {profile.error}")
         return
-    for i, f in enumerate(profile.get("findings") or [], start=1):
-        of = " of the run" if f.get("category") == "compile-bound" else " of the step"
-        print(f"{i}. {f['cause']}: {seconds_text(f['seconds_per_step'])} per step ({percent_text(f['share'])}{of}); "
-              f"{f['fix']}. [{f.get('evidence', '')}]")
-    print(f"TensorFlow's reading: {profile.get('tf_reading') or profile['sentence']}")
-    gpu = profile.get("gpu_estimate")
-    if gpu and gpu.get("sentence"):
-        print(gpu["sentence"])
-    if "logdir" in profile:
-        print(f"  the capture: {profile['capture']}\n  open it with: {profile['open_with']}")
+    for i, f in enumerate(profile.findings, start=1):
+        print(profile_text.finding_line(i, f))
+    print(f"TensorFlow's reading: {profile_text.reading(profile)}")
+    if profile.gpu_estimate is not None:
+        print(profile_text.gpu_sentence(profile.gpu_estimate))
+    if profile.logdir:
+        print(f"  the capture: {profile.capture}\n  open it with: {profile.open_with}")
 
 
 def _dest(flag: str) -> str:

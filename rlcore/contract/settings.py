@@ -44,6 +44,7 @@ HOME = Setting("RLCORE_HOME", ".rlcore", "Where the run store lives: runs.sqlite
 EXECUTOR = Setting("RLCORE_EXECUTOR", "local", "The executor new runs go to (local, ray, or a plug-in's).")
 EXECUTORS = Setting("RLCORE_EXECUTORS", "", "More executor modules to import, comma-separated (plug-ins).")
 WORKLOADS = Setting("RLCORE_WORKLOADS", "", "More workload modules to import, comma-separated (plug-ins).")
+CAUSES = Setting("RLCORE_CAUSES", "", "More cause rules to import, comma-separated (plug-ins of the why engine).")
 VIEWS = Setting("RLCORE_VIEWS", "", "More dashboard view modules to import, comma-separated (plug-ins' pages).")
 RAY_ADDRESS = Setting("RLCORE_RAY_ADDRESS", "", "The Ray cluster the ray executor uses (default: the local one).")
 RAY_SLOT = Setting("RLCORE_RAY_SLOT", "1", "How much of a node's run slot each run takes (0.5: two runs per node).")
@@ -59,5 +60,5 @@ VERBOSE = Setting("RLCORE_VERBOSE", "", "1: TensorFlow's own log lines stay on s
 PROFILE_DIR = Setting("RLCORE_PROFILE_DIR", "", "Where this process keeps a profile's capture (set for a run).")
 RUN_ID = Setting("RLCORE_RUN_ID", "", "The stored run a process trains for (set by the lab for a script's run).")
 
-ALL = (HOME, EXECUTOR, EXECUTORS, WORKLOADS, VIEWS, RAY_ADDRESS, RAY_SLOT, OPERATOR_HASH, OPERATORS, ALLOWED_HOSTS,
-       BEHIND_PROXY, VIEWERS_DOWNLOAD_MODELS, SYSTEM_METRICS, VERBOSE, PROFILE_DIR, RUN_ID)
+ALL = (HOME, EXECUTOR, EXECUTORS, WORKLOADS, CAUSES, VIEWS, RAY_ADDRESS, RAY_SLOT, OPERATOR_HASH, OPERATORS,
+       ALLOWED_HOSTS, BEHIND_PROXY, VIEWERS_DOWNLOAD_MODELS, SYSTEM_METRICS, VERBOSE, PROFILE_DIR, RUN_ID)

@@ -29,8 +29,8 @@ from rlcore.contract.workloads import get as get_workload
 from rlcore.runs import executor
 from rlcore.runs.store import ACTIVE, HOST, WORKER_DIED, Store, StoreError
 from rlcore.runs.worker import WAITABLE, execute
+from rlcore.tracking.capture import PROFILE_DIR
 from rlcore.tracking.machine import prepare_process
-from rlcore.tracking.profiling import PROFILE_DIR
 
 NAME = "local"
 PROJECT_ROOT = Path(__file__).resolve().parents[2]

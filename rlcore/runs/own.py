@@ -28,8 +28,8 @@ from typing import Any
 from rlcore.contract.params import LABEL_MAX, check_text
 from rlcore.runs.store import Store
 from rlcore.runs.worker import Heartbeat, StoreReporter, shared_machine
+from rlcore.tracking.capture import PROFILE_DIR
 from rlcore.tracking.machine import card_for
-from rlcore.tracking.profiling import PROFILE_DIR
 from rlcore.workloads.script import KIND, code_card
 from rlcore.workloads.script import session as sessions
 from rlcore.workloads.script.config import WARMUP, ScriptConfig

@@ -364,7 +364,7 @@ def _execute(run_id: int, kind: str, config: dict[str, Any], service: Any) -> di
         status = "cancelled" if outcome.stopped and reporter.cancelled else "done"
         # When the task ended, so the cost of getting its result into the store can be measured.
         timing = {"task_seconds": time.time() - began, "task_ended": time.time()}
-        from rlcore.tracking.profiling import capture_files
+        from rlcore.tracking.capture import capture_files
 
         return {"status": status, "summary": outcome.summary | {"ray": timing},
                 "artifacts": outcome.artifacts | capture_files(capture)}

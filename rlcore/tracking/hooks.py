@@ -129,6 +129,19 @@ def what_varied(before: Signature, after: Signature) -> str | None:
 
 
 @dataclass
+class CallSite:
+    """A line of the person's code that made a call the lab watches (a model.predict, a fetch, a slice): where it
+    is, and how often and how long it ran while the lab looked."""
+
+    file: str
+    line: int
+    function: str = ""
+    code: str = ""
+    calls: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
 class Retrace:
     function: str
     count: int = 0
@@ -205,6 +218,10 @@ class Instruments:
             instruments._last[id(function)] = now
             return result
         return __call__
+
+    def call_sites(self) -> dict[str, list[CallSite]]:
+        """The person's lines behind each span, most called first."""
+        return {}
 
     def remove(self) -> None:
         self.patches.remove()

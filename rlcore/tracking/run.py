@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from rlcore.contract import profile_text
 from rlcore.contract.reporting import (
     PHASE_PREFIX,
     READING_PROFILE,
@@ -38,7 +39,7 @@ from rlcore.contract.reporting import (
     Reporter,
     RunInfo,
 )
-from rlcore.tracking import profiling, system_metrics
+from rlcore.tracking import capture, system_metrics
 
 Clock = Callable[[], float]
 
@@ -94,7 +95,7 @@ class TrainingRun:
         self.clock = clock
         self.report_every = report_every
         self.window = LossWindow(rate_key)
-        self.capture = profiling.window(profile, start=profile_after, logdir=profile_dir)
+        self.capture = capture.window(profile, start=profile_after, logdir=profile_dir)
         self.phase_seconds: dict[str, float] = {}
         self._phases: dict[str, _Phase] = {}
         self.steps = 0  # units of work done
@@ -312,13 +313,19 @@ class TrainingRun:
             self.reporting_seconds += self._last_report - started  # making a record is bookkeeping, not training
         return not self.stopped
 
-    def read_profile(self, **context: Any) -> dict[str, Any] | None:
-        """What the profile window recorded, read (None when no profile was asked for); the run shows it is reading
-        meanwhile."""
-        if not self.capture.active and not self.capture.error:
+    def read_profile(self, *, compile_seconds: float = 0.0, train_seconds: float = 0.0, steps_per_marker: int = 1,
+                     facts: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+        """What the profile window recorded, read and explained, as the run's summary stores it (None when no
+        profile was asked for); the run shows it is reading meanwhile. ``facts``: what the run knows that the capture
+        does not (Keras's steps_per_execution, the run's steps)."""
+        captured = self.capture.result()
+        if captured is None:
             return None
+        from rlcore.tracking import why  # reads with xprof: only a run that profiled pays its import
+
         self.emit(phase=READING_PROFILE)
-        return self.capture.profile(**context)
+        return profile_text.as_json(why.profile(captured, compile_seconds=compile_seconds, train_seconds=train_seconds,
+                                                steps_per_marker=steps_per_marker, facts=facts))
 
     def _sampled(self, rows: list[tuple[int, float, str, float]]) -> None:
         self.reporter.add_rows(rows)  # type: ignore[attr-defined]

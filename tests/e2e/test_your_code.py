@@ -95,7 +95,7 @@ def test_a_script_run_from_the_page_trains_live_reads_in_the_code_s_words_and_co
         OUTPUT.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(OUTPUT / "your_code_run.png"), full_page=True)
         done = store.get_run(run_id)
-        causes = [f["cause"] for f in done.summary["profile"]["findings"]]
+        causes = [f["title"] for f in done.summary["profile"]["findings"]]
         assert "model.predict in a loop" in causes, causes
         compare = _page(browser, f"{base}/runs?runs={run_id},{graph}")
         expect(compare.get_by_text(re.compile("^These runs are of 2 different workloads"))).to_be_visible()

@@ -150,8 +150,8 @@ def test_reproduce_the_seeds_question_queues_the_port_the_pytorch_original_and_g
     (why,) = [m.value for m in at.markdown if m.value.startswith("Why the port")]
     predict, gather = why.split("\n")[2:4]
     assert predict.startswith("- **model.predict in a loop**: 64 ms of each 183 ms step (35.0%)")
-    assert f"[its profile](dqn?run={runs[0].id})" in predict and f"(bench?run={runs[3].id}): predict takes 33 ms a " \
-        "call, the model called in a tf.function 250 µs" in predict
+    assert f"[its profile](dqn?run={runs[0].id}#why)" in predict
+    assert f"(bench?run={runs[3].id}): predict takes 33 ms a call, the model called in a tf.function 250 µs" in predict
     assert gather.startswith("- **indexing a tensor in a Python loop**: 46 ms") and "tf.gather" in gather
 
 

@@ -34,7 +34,7 @@ def result(tmp_path: Path) -> dict:
 
 
 def causes(document: dict) -> list[str]:
-    return [f["cause"] for f in document["profile"]["findings"]]
+    return [f["title"] for f in document["profile"]["findings"]]
 
 
 def test_the_seed_s_own_hjb_script_one_step_per_training_step_call_its_loss_charted(tmp_path):
@@ -51,9 +51,9 @@ def test_the_seed_s_own_hjb_script_one_step_per_training_step_call_its_loss_char
     code = out["environment"]["code"]
     assert code["path"] == str(script) and len(code["sha256"]) == 64 and code["argv"][1:] == ["300"]
     p = out["profile"]
-    assert p["steps"] == 50 and p["findings"] and {"cause", "share", "fix"} <= set(p["findings"][0])
+    assert p["steps"] == 50 and p["findings"] and {"cause", "title", "share", "fix"} <= set(p["findings"][0])
     # Costliest per step first; a compile (once per run, its share of the run) after them.
-    assert p["findings"] == sorted(p["findings"], key=lambda f: (f["category"] == "compile-bound",
+    assert p["findings"] == sorted(p["findings"], key=lambda f: (f["cause"] == "compile-bound",
                                                                  -f["seconds_per_step"]))
     assert p["gpu_estimate"]["measured"] is False and p["gpu_estimate"]["launches_per_step"] > 10
     losses = Store(tmp_path / "home").metrics(out["run_id"], ["train/loss"])
@@ -67,11 +67,11 @@ def test_a_naive_dqn_port_reads_model_predict_and_the_python_list_gather_and_its
     assert slow["step_source"]["kind"] == "optimizer updates" and slow["steps"] == 78 - 64
     top = causes(slow)
     assert {"model.predict in a loop", "indexing a tensor in a Python loop"} <= set(top[:3]), top
-    predict = next(f for f in slow["profile"]["findings"] if f["cause"] == "model.predict in a loop")
+    predict = next(f for f in slow["profile"]["findings"] if f["cause"] == "predict-bound")
     assert 0 < predict["share"] < 1 and "model(x, training=False)" in predict["fix"]
-    gather = next(f for f in slow["profile"]["findings"] if f["cause"].startswith("indexing"))
+    gather = next(f for f in slow["profile"]["findings"] if f["cause"] == "indexing")
     assert "tf.gather" in gather["fix"] and "StridedSlice" in gather["evidence"]
-    assert slow["profile"]["headline"].startswith(top[0])
+    assert slow["profile"]["sentence"].startswith(top[0])
     fixed = profile(tmp_path, SCRIPTS / "naive_port.py", "78", "--fixed", flags=("--steps", "8", "--warmup", "4"))
     assert fixed.returncode == 0, fixed.stderr[-3000:]
     quick = result(tmp_path)
@@ -84,9 +84,9 @@ def test_a_retraced_step_is_named_with_the_python_number_and_the_per_step_fetch_
     done = profile(tmp_path, SCRIPTS / "retrace.py", "40", flags=("--steps", "10", "--warmup", "5"))
     assert done.returncode == 0, done.stderr[-3000:]
     found = result(tmp_path)["profile"]["findings"]
-    retrace = next(f for f in found if f["cause"].startswith("retracing"))
-    assert "train_step" in retrace["cause"] and "a Python value `epoch`" in retrace["evidence"]
-    assert any(f["cause"] == "fetching tensors to Python every step" for f in found)
+    retrace = next(f for f in found if f["cause"] == "retracing")
+    assert "train_step" in retrace["title"] and "a Python value `epoch`" in retrace["evidence"]
+    assert any(f["cause"] == "sync-bound" for f in found)
 
 
 def test_keras_fit_unchanged_and_with_the_callback_has_steps_xprof_finds_where_keras_own_capture_has_none(

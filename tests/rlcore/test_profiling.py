@@ -14,8 +14,11 @@ import sys
 import pytest
 import tensorflow as tf
 
+from rlcore.contract import profile_text
 from rlcore.contract.params import ConfigError
-from rlcore.tracking import findings, profiling
+from rlcore.contract.profile import Cause, Profile
+from rlcore.tracking import capture, explain, gpu, op_reading, why, xplane
+from rlcore.tracking.machine import PROFILE_DIR_ENV
 from rlcore.workloads.dqn import tf_styles as dqn
 from rlcore.workloads.dqn import turbo as dqn_turbo
 from rlcore.workloads.dqn.config import DQNConfig
@@ -24,64 +27,65 @@ from rlcore.workloads.hjb.config import HJBConfig
 
 SMALL_DQN = {"epochs": 8, "memory_size": 60, "batch_size": 16, "test_games": 10, "eval_every": 0, "hidden1": 32,
              "hidden2": 16}
-PROFILE_KEYS = {"verdict", "sentence", "ops_per_step", "eager_ops_per_step", "function_calls_per_step",
-                "step_seconds", "top_ops", "capture"}
+PROFILE_KEYS = {"version", "verdict", "sentence", "reading", "ops_per_step", "eager_ops_per_step",
+                "function_calls_per_step", "step_seconds", "top_ops", "capture", "findings"}
 
 
-def _hjb(exec_mode: str, k: int = 1, profile: int = 10) -> dict:
+def _hjb(exec_mode: str, k: int = 1, profile: int = 10) -> Profile:
     cfg = HJBConfig(exec_mode=exec_mode, steps_per_call=k, steps=k + max(profile, k) + 10, profile=profile,
                     eval_every=0, eval_points=20)
-    return hjb.train(cfg).profile
+    return Profile.from_json(hjb.train(cfg).profile)
 
 
 def test_the_seed_s_naive_port_reads_model_predict_first_and_tensorflow_calls_it_launch_bound(tmp_path,
                                                                                               monkeypatch):
     """The lab's own naive style reads like a person's port: the verdict is the costliest cause in the code's words
     (model.predict per move), TensorFlow's own op-level reading beside it."""
-    monkeypatch.setenv(profiling.PROFILE_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(PROFILE_DIR_ENV, str(tmp_path))
     result = dqn.train(DQNConfig(exec_mode="naive", profile=6, **SMALL_DQN))
-    p = result.profile
-    assert set(p) >= PROFILE_KEYS and p["verdict"] == "predict-bound", p.get("sentence")
-    assert p["sentence"].startswith("model.predict in a loop: ") and p["findings"][0]["category"] == "predict-bound"
-    assert "ops launched one by one (no tf.function)" in [f["cause"] for f in p["findings"]]
-    assert sum(f["share"] for f in p["findings"]) <= 1.0 + 1e-9  # the causes do not overlap
+    stored = result.profile
+    p = Profile.from_json(stored)
+    assert set(stored) >= PROFILE_KEYS and stored["version"] == 2 and p.verdict == Cause.PREDICT, stored["sentence"]
+    assert stored["sentence"].startswith("model.predict in a loop: ") and p.findings[0].cause == Cause.PREDICT
+    assert "ops launched one by one (no tf.function)" in [f.title for f in p.findings]
+    assert sum(f.share for f in p.findings) <= 1.0 + 1e-9  # the causes do not overlap
     # TensorFlow's op-level reading counts predict's data-pipeline kernels as arithmetic: beside, not the verdict.
-    assert p["eager_ops_per_step"] >= 50 and p["steps"] == 6 and p["tf_verdict"] in profiling.CATEGORIES
-    assert p["tf_reading"] and p["tf_reading"] != p["sentence"]
-    assert p["top_ops"] and abs(sum(op["share"] for op in p["top_ops"]) - 1) < 0.2
-    assert p["capture"].startswith(str(tmp_path)) and p["capture"].endswith(".xplane.pb")
+    assert p.eager_ops_per_step >= 50 and p.steps == 6 and isinstance(p.op_verdict, Cause)
+    assert stored["reading"] == profile_text.reading(p) != stored["sentence"]
+    assert p.top_ops and abs(sum(op.share for op in p.top_ops) - 1) < 0.2
+    assert p.capture.startswith(str(tmp_path)) and p.capture.endswith(".xplane.pb")
 
 
 def test_graph_style_makes_function_calls_and_launches_almost_nothing_eagerly(tmp_path, monkeypatch):
-    monkeypatch.setenv(profiling.PROFILE_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(PROFILE_DIR_ENV, str(tmp_path))
     graph = dqn.train(DQNConfig(exec_mode="graph", profile=10, **SMALL_DQN))
-    p = graph.profile
-    assert p["function_calls_per_step"] >= 1  # the train step, and the act step on greedy moves
-    assert p["eager_ops_per_step"] < 10  # only the environment's arrays turned into tensors
-    assert p["graph_ops_per_step"] > 50 and p["verdict"] != "launch-bound"
+    p = Profile.from_json(graph.profile)
+    assert p.function_calls_per_step >= 1  # the train step, and the act step on greedy moves
+    assert p.eager_ops_per_step < 10  # only the environment's arrays turned into tensors
+    assert p.graph_ops_per_step > 50 and p.verdict != Cause.LAUNCH
     # The profiled window is left out of the speed: the run's steps are all counted, its timed ones are fewer.
     assert graph.steps_per_second * graph.train_seconds == pytest.approx(graph.steps - 10, rel=1e-6)
 
 
 def test_turbo_runs_its_whole_loop_as_one_compiled_call(tmp_path, monkeypatch):
-    monkeypatch.setenv(profiling.PROFILE_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(PROFILE_DIR_ENV, str(tmp_path))
     # A budget shorter than any one call: the profile asked for is still taken (its calls are outside the budget),
     # so the test holds on a machine of any speed.
     result = dqn_turbo.train(DQNConfig(exec_mode="turbo", train_seconds=0.01, turbo_games=16, test_games=10,
                                        profile=3))
-    p = result.profile
-    assert p["function_calls_per_step"] == 1 and p["eager_ops_per_step"] == 0
-    assert p["xla_ops_per_step"] > 100  # the game, the replay and the updates, fused by XLA
+    p = Profile.from_json(result.profile)
+    assert p.function_calls_per_step == 1 and p.eager_ops_per_step == 0
+    assert p.xla_ops_per_step > 100  # the game, the replay and the updates, fused by XLA
 
 
 def test_hjb_ops_per_step_fall_from_eager_to_graph_to_xla_with_100_steps_per_call(tmp_path, monkeypatch):
-    monkeypatch.setenv(profiling.PROFILE_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(PROFILE_DIR_ENV, str(tmp_path))
     eager, graph, xla = _hjb("eager"), _hjb("graph"), _hjb("xla", 100, 200)
-    assert eager["eager_ops_per_step"] > 100 and eager["verdict"] == "launch-bound"
-    assert graph["eager_ops_per_step"] == 0 and graph["function_calls_per_step"] == 1
-    assert xla["function_calls_per_step"] == pytest.approx(0.01) and xla["xla_ops_per_step"] > 0
-    assert eager["ops_per_step"] > graph["ops_per_step"] > xla["ops_per_step"]
-    assert xla["steps"] == 200 and xla["steps_per_marker"] == 100
+    assert eager.eager_ops_per_step > 100 and eager.verdict == Cause.LAUNCH
+    assert graph.eager_ops_per_step == 0 and graph.function_calls_per_step == 1
+    assert xla.function_calls_per_step == pytest.approx(0.01) and xla.xla_ops_per_step > 0
+    assert eager.ops_per_step > graph.ops_per_step > xla.ops_per_step
+    assert xla.steps == 200 and xla.steps_per_marker == 100
 
 
 def test_a_tf_function_fed_python_numbers_is_named_for_retracing(tmp_path):
@@ -90,24 +94,25 @@ def test_a_tf_function_fed_python_numbers_is_named_for_retracing(tmp_path):
         return x * factor
 
     x = tf.ones((4,))
-    window = profiling.ProfileWindow(5, tmp_path, start=0)
+    window = capture.ProfileWindow(5, tmp_path, start=0)
     for i in range(5):
         with window.step():
             scaled(x, float(i))  # a new Python number: a new graph every call
-    p = window.profile()
-    assert p["verdict"] == "retracing" and p["retraces"] >= 4
-    assert "scaled" in " ".join(p["retraced"]) and p["sentence"].startswith("Retracing: scaled")
+    p = why.profile(window.result())
+    assert p.verdict == Cause.RETRACING and p.retraces >= 4
+    assert "scaled" in " ".join(p.retraced) and profile_text.sentence(p).startswith("Retracing: scaled")
 
 
 def test_a_profiler_that_cannot_start_leaves_the_run_done_and_says_why(tmp_path, monkeypatch):
-    monkeypatch.setenv(profiling.PROFILE_DIR_ENV, str(tmp_path / "run"))
+    monkeypatch.setenv(PROFILE_DIR_ENV, str(tmp_path / "run"))
     tf.profiler.experimental.start(str(tmp_path / "someone_else"))  # another capture holds the profiler
     try:
         result = hjb.train(HJBConfig(exec_mode="graph", steps=40, profile=5, eval_every=0, eval_points=20))
     finally:
         tf.profiler.experimental.stop()
     assert result.steps == 40 and result.steps_per_second > 0
-    assert "could not start" in result.profile["error"] and "its numbers are unaffected" in result.profile["error"]
+    error = Profile.from_json(result.profile).error
+    assert "could not start" in error and "its numbers are unaffected" in error
 
 
 def test_eager_op_counts_match_what_tensorflow_s_op_callbacks_see(tmp_path):
@@ -121,7 +126,7 @@ def test_eager_op_counts_match_what_tensorflow_s_op_callbacks_see(tmp_path):
     def count(op_type, *args, **kwargs):
         seen.append(op_type)
 
-    window = profiling.ProfileWindow(4, tmp_path, start=0)
+    window = capture.ProfileWindow(4, tmp_path, start=0)
     op_callbacks.add_op_callback(count)
     try:
         for _ in range(4):
@@ -129,25 +134,26 @@ def test_eager_op_counts_match_what_tensorflow_s_op_callbacks_see(tmp_path):
                 solver.run(1)
     finally:
         op_callbacks.remove_op_callback(count)
-    p = window.profile()
-    assert p["eager_ops_per_step"] == pytest.approx(len(seen) / 4, rel=0.05)
+    p = why.profile(window.result())
+    assert p.eager_ops_per_step == pytest.approx(len(seen) / 4, rel=0.05)
 
 
-def test_the_verdict_decides_from_the_numbers_including_a_gpu_s_timeline():
+def test_the_op_level_reading_decides_from_the_numbers_including_a_gpu_s_timeline():
     base = dict(steps=10, step_seconds=0.01, ops=300, eager_ops=0, function_calls=1, graph_ops=300, xla_ops=0,
                 retraces=0, retraced=(), compute_seconds=0.008, dispatch_seconds=0.001, python_seconds=0.001,
                 conversion_seconds=0.0, top_ops=())
-    numbers = profiling.StepNumbers
-    assert profiling.judge(numbers(**base))[0] == "compute-bound"
-    assert profiling.judge(numbers(**base | {"compute_seconds": 0.001, "dispatch_seconds": 0.008}))[0] == \
-        "dispatch-bound"
-    assert profiling.judge(numbers(**base | {"python_seconds": 0.008, "compute_seconds": 0.001}))[0] == "python-bound"
-    assert profiling.judge(numbers(**base), compile_seconds=5.0, train_seconds=1.0)[0] == "compile-bound"
+    numbers = xplane.StepNumbers
+    assert op_reading.decide(numbers(**base)) == Cause.COMPUTE
+    assert op_reading.decide(numbers(**base | {"compute_seconds": 0.001, "dispatch_seconds": 0.008})) == \
+        Cause.DISPATCH
+    assert op_reading.decide(numbers(**base | {"python_seconds": 0.008, "compute_seconds": 0.001})) == Cause.PYTHON
+    assert op_reading.decide(numbers(**base), compile_seconds=5.0, train_seconds=1.0) == Cause.COMPILE
     copy_bound = numbers(**base | {"gpu": True, "copy_seconds": 0.005})
-    verdict, sentence = profiling.judge(copy_bound)
-    assert verdict == "copy-bound" and "has not been checked against a real GPU" in sentence
+    assert op_reading.decide(copy_bound) == Cause.COPY
+    assert "has not been checked against a real GPU" in profile_text.reading(
+        why.of_numbers(copy_bound, capture.Captured(10), facts={}))
     launch = numbers(**base | {"gpu": True, "device_kernels": 300, "device_busy_seconds": 0.001})
-    assert profiling.judge(launch)[0] == "kernel-launch-bound"
+    assert op_reading.decide(launch) == Cause.KERNEL_LAUNCH
 
 
 def test_a_small_cause_named_always_never_leads_a_step_mostly_arithmetic():
@@ -156,14 +162,15 @@ def test_a_small_cause_named_always_never_leads_a_step_mostly_arithmetic():
     per call is."""
     from rlcore.tracking import hooks
 
-    n = profiling.StepNumbers(steps=50, step_seconds=935e-6, ops=340, eager_ops=0, function_calls=1, graph_ops=340,
-                              xla_ops=0, retraces=0, retraced=(), compute_seconds=438e-6, dispatch_seconds=413e-6,
-                              python_seconds=84e-6, conversion_seconds=0.0, top_ops=(), spans={hooks.SYNC: [1, 11e-6]},
-                              functions={"training_step": [1, 851e-6]})
-    found = findings.explain(n)
-    assert [f["cause"] for f in found] == ["setting up a function call every step",
-                                           "fetching tensors to Python every step"]
-    first = findings.headline(found, n.step_seconds).split(". The change to make first: ")[1]
+    n = xplane.StepNumbers(steps=50, step_seconds=935e-6, ops=340, eager_ops=0, function_calls=1, graph_ops=340,
+                           xla_ops=0, retraces=0, retraced=(), compute_seconds=438e-6, dispatch_seconds=413e-6,
+                           python_seconds=84e-6, conversion_seconds=0.0, top_ops=(), spans={hooks.SYNC: [1, 11e-6]},
+                           functions={"training_step": [1, 851e-6]})
+    found = explain.explain(n)
+    assert [f.title for f in found] == ["setting up a function call every step",
+                                        "fetching tensors to Python every step"]
+    p = why.of_numbers(n, capture.Captured(50), facts={})
+    first = profile_text.headline(p).split(". The change to make first: ")[1]
     assert first.startswith("run several steps per call")
 
 
@@ -186,12 +193,12 @@ def test_the_cli_puts_the_profile_in_its_json(tmp_path):
                            "20", "--json", str(out), "--quiet"], capture_output=True, text=True, env=env, timeout=180)
     assert proc.returncode == 0, proc.stderr
     profile = json.loads(out.read_text())["profile"]
-    assert set(profile) >= PROFILE_KEYS and profile["verdict"] in profiling.CATEGORIES
+    assert set(profile) >= PROFILE_KEYS and profile["verdict"] in set(Cause)
     # A run from the shell is stored like any other, its capture in its folder (the dashboard offers it there).
     assert os.path.exists(profile["capture"]) and profile["capture"].startswith(str(tmp_path / "runs"))
     assert {"name", "self_seconds_per_step", "share"} <= set(profile["top_ops"][0])
     assert "1. " in proc.stdout and "TensorFlow's reading: " in proc.stdout and "xprof --logdir" in proc.stdout
-    assert "gpu_estimate" in profile and profile["findings"][0]["cause"] in proc.stdout
+    assert "gpu_estimate" in profile and profile["findings"][0]["title"] in proc.stdout
 
 
 def test_profile_settings_are_checked_in_one_sentence():
@@ -203,16 +210,16 @@ def test_profile_settings_are_checked_in_one_sentence():
 def test_the_gpu_estimate_names_its_constants_and_sources_and_is_marked_not_measured_on_a_cpu(tmp_path, monkeypatch):
     """The seed's HJB step (graph, one step per call) on this CPU: what a GPU step would at least pay (a launch per
     op, a copy per host↔device transfer), as a range from published constants, never called a measurement."""
-    monkeypatch.setenv(profiling.PROFILE_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(PROFILE_DIR_ENV, str(tmp_path))
     p = _hjb("graph", k=1, profile=20)
-    gpu = p["gpu_estimate"]
-    low, high = gpu["range_seconds_per_step"]
-    assert gpu["measured"] is False and gpu["seconds_per_step"] == low < high
-    assert gpu["launches_per_step"] == pytest.approx(p["ops_per_step"])
-    assert low == pytest.approx(gpu["launches_per_step"] * findings.LAUNCH_SECONDS[0]
-                                + gpu["copies_per_step"] * findings.COPY_SECONDS[0])
-    assert any("TensorFlow guide" in s for s in gpu["sources"]) and any("Holistic Trace" in s for s in gpu["sources"])
-    assert gpu["sentence"].startswith("Not measured here (no GPU): on a GPU this step would pay at least")
+    estimate = p.gpu_estimate
+    low, high = estimate.range_seconds_per_step
+    assert estimate.measured is False and estimate.seconds_per_step == low < high
+    assert estimate.launches_per_step == pytest.approx(p.ops_per_step)
+    assert low == pytest.approx(estimate.launches_per_step * gpu.LAUNCH_SECONDS[0]
+                                + estimate.copies_per_step * gpu.COPY_SECONDS[0])
+    assert any("TensorFlow guide" in s for s in estimate.sources) and any("Holistic" in s for s in estimate.sources)
+    assert profile_text.gpu_sentence(estimate).startswith("Not measured here (no GPU): on a GPU this step would pay")
 
 
 @pytest.mark.gpu
@@ -221,8 +228,8 @@ def test_on_a_gpu_the_step_is_measured_and_the_estimate_stands_beside_it(tmp_pat
 
     if not tf.config.list_physical_devices("GPU"):
         pytest.skip("no GPU visible to TensorFlow on this machine")
-    monkeypatch.setenv(profiling.PROFILE_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(PROFILE_DIR_ENV, str(tmp_path))
     cfg = HJBConfig(exec_mode="graph", steps=60, profile=20, eval_every=0, eval_points=20, device="gpu")
-    p = hjb.train(cfg).profile
-    assert p["gpu"] and p["gpu_estimate"]["measured"] is True
-    assert p["gpu_estimate"]["sentence"].startswith("Measured on this GPU:")
+    p = Profile.from_json(hjb.train(cfg).profile)
+    assert p.gpu and p.gpu_estimate.measured is True
+    assert profile_text.gpu_sentence(p.gpu_estimate).startswith("Measured on this GPU:")

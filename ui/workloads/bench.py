@@ -6,7 +6,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from rlcore.contract import profile_text
 from rlcore.contract.params import from_dict
+from rlcore.contract.profile import Profile
 from rlcore.runs.store import Run
 from rlcore.workloads.bench import harness as bench
 from rlcore.workloads.bench.catalogue import SUITES, pattern
@@ -69,15 +71,15 @@ def show(run: Run, cells: list[dict]) -> None:
     with bars:
         figure = charts.bench_bar_chart(chosen, f"{cells[0]['workload']} at batch {batch:,}, width {width}")
         plotly_live.chart(figure, key=f"bars_{run.id}", title=BARS_TITLE)
-    measured = {(c["pattern"], c["batch"], c["width"], c["device"]): c["profile"]
+    measured = {(c["pattern"], c["batch"], c["width"], c["device"]): Profile.from_json(c["profile"])
                 for c in (run.summary or {}).get("cells", []) if isinstance(c.get("profile"), dict)}
     with why:
         st.markdown("**Why**")
         for cell in {c["pattern"]: c for c in chosen}.values():
             name = cell["pattern"]
-            profile = measured.get((name, cell["batch"], cell["width"], cell["device"]), {})
-            if "sentence" in profile:  # the profile of this very cell, where the bench recorded one
-                st.markdown(f"**{name}**, measured: {profile['sentence']}")
+            profile = measured.get((name, cell["batch"], cell["width"], cell["device"]))
+            if profile is not None and profile.ok:  # the profile of this very cell, where the bench recorded one
+                st.markdown(f"**{name}**, measured: {profile_text.sentence(profile)}")
             else:
                 st.markdown(f"**{name}**: {pattern(cells[0]['workload'], name).why}")
     same_width = [c for c in cells if c["width"] == width]

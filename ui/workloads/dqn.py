@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from rlcore.contract import frameworks
+from rlcore.contract.profile import Cause, of_summary
 from rlcore.contract.workloads import Headline
 from rlcore.runs import executor, service
 from rlcore.runs.store import Run, Store, StoreError
@@ -121,21 +122,21 @@ def why_the_port_is_slow(store: Store, runs: list[Run]) -> set[int]:
     """Under the seed question's headline: the port's findings in the code's words, each with its share of the step
     and its fix, linked to what measured it (the port's profile; the bench's cell for model.predict)."""
     port = next((r for r in runs if r.kind == KIND and r.config.get(STYLE) == Style.NAIVE and r.status == "done"
-                 and isinstance((r.summary or {}).get("profile"), dict)), None)
+                 and of_summary(r.summary) is not None), None)
     if port is None:
         return set()
-    profile = port.summary["profile"]
-    found = [f for f in profile.get("findings") or [] if f.get("category") != "compute-bound"][:3]
+    profile = of_summary(port.summary)
+    found = [f for f in profile.findings if f.cause != Cause.COMPUTE][:3] if profile is not None else []
     if not found:
         return set()
-    profile_link = f"[its profile](dqn?run={port.id})"
+    profile_link = f"[its profile](dqn?run={port.id}#why)"
     bench = _predict_bench(store)
     lines = []
     for f in found:
-        line = (f"**{fmt.md(f['cause'], 80)}**: {fmt.seconds(f['seconds_per_step'])} of each "
-                f"{fmt.seconds(profile['step_seconds'])} step ({fmt.percent(f['share'])}). The change: "
-                f"{fmt.md(f['fix'], 300)}. Seen in {profile_link}")
-        if f.get("category") == "predict-bound" and bench is not None:
+        line = (f"**{fmt.md(f.title, 80)}**: {fmt.seconds(f.seconds_per_step)} of each "
+                f"{fmt.seconds(profile.step_seconds)} step ({fmt.percent(f.share)}). The change: "
+                f"{fmt.md(f.fix, 300)}. Seen in {profile_link}")
+        if f.cause == Cause.PREDICT and bench is not None:
             bench_run, predict, called = bench
             line += (f"; and in [the bench's {ACT} cell](bench?run={bench_run.id}): predict takes "
                      f"{fmt.seconds(predict)} a call, the model called in a tf.function {fmt.seconds(called)}")

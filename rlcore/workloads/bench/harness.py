@@ -126,15 +126,17 @@ def profile_cell(cell: Cell, call: Call, calls: int, steps_per_call: int) -> dic
     """``calls`` more calls of a measured cell under TensorFlow's profiler, one step marker each; what they show."""
     import tempfile
 
-    from rlcore.tracking import profiling
+    from rlcore.contract import profile_text
+    from rlcore.tracking import capture, why
+    from rlcore.tracking.machine import PROFILE_DIR_ENV
 
-    root = Path(os.environ.get(profiling.PROFILE_DIR_ENV) or tempfile.mkdtemp(prefix="rlcore-profile-"))
-    capture = profiling.ProfileWindow(calls, root / f"{cell.pattern}-batch{cell.batch}-width{cell.width}-"
-                                      f"{cell.device}", start=0)
+    root = Path(os.environ.get(PROFILE_DIR_ENV) or tempfile.mkdtemp(prefix="rlcore-profile-"))
+    window = capture.ProfileWindow(calls, root / f"{cell.pattern}-batch{cell.batch}-width{cell.width}-"
+                                   f"{cell.device}", start=0)
     for _ in range(calls):
-        with capture.step():
+        with window.step():
             call()
-    return capture.profile(steps_per_marker=steps_per_call)
+    return profile_text.as_json(why.profile(window.result(), steps_per_marker=steps_per_call))
 
 
 def cell_result(cell: Cell, timing: Timing, steps_per_call: int) -> dict[str, Any]:

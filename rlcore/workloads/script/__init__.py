@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from rlcore.contract import profile_text
+from rlcore.contract.profile import of_summary
 from rlcore.contract.reporting import LOSS, PHASE_PREFIX, SAMPLES_PER_S, STEPS_PER_S
 from rlcore.contract.text import amount_text, seconds_text
 from rlcore.contract.workloads import Chart, Headline, Outcome, Reporter, Verdict, Workload, register
@@ -56,11 +58,11 @@ def judge(cfg: ScriptConfig, summary: dict[str, Any]) -> Verdict:
     text = (f"Your code: {summary['steps']:,} steps ({source}) at {rate}"
             + (f", {amount_text(samples, 'samples/s')}" if samples else "")
             + f" over {seconds_text(summary.get('train_seconds') or 0.0)} of training.")
-    profile = summary.get("profile") or {}
-    if profile.get("headline"):
-        text += f" Why: {profile['headline']}"
-    elif "sentence" in profile:
-        text += f" {profile['sentence']}"
+    profile = of_summary(summary)
+    if profile is not None and profile.ok and profile.findings:
+        text += f" Why: {profile_text.headline(profile)}"
+    elif profile is not None:
+        text += f" {profile_text.sentence(profile)}"
     elif not cfg.profile:
         text += " Profile it (--steps N) to read why it is as fast as it is."
     return Verdict("info", "tracked", text)

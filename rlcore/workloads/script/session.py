@@ -97,7 +97,7 @@ class Session:
         train_seconds = self.run.stop_clock(at_last_step=True)
         context = {"steps_per_execution": self.keras.get("steps_per_execution"), "steps": self.run.steps}
         profile = self.run.read_profile(compile_seconds=self.run.compile_seconds, train_seconds=train_seconds,
-                                        context=context)
+                                        facts=context)
         self.run.emit(last=True)
         source = asdict(self.auto.source)
         if self.explicit:

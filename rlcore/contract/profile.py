@@ -1,0 +1,273 @@
+"""A profiled run's "why" as typed data: the ``Profile`` a run's summary keeps, its ``Finding``s (each of one
+``Cause``), the ``GpuEstimate``, and the places in the person's code a finding happened (``Where``).
+
+Made in a run's own process (``rlcore.tracking.why``), stored as versioned JSON in the run's summary, read back by
+the dashboard, the CLI and ``--json`` through ``Profile.from_json``, which upgrades what older stores hold (version
+1: an untyped dict whose findings named their category in English). No TensorFlow here: the dashboard reads it.
+The sentences made from these fields live in ``rlcore.contract.profile_text``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+VERSION = 2
+
+
+class Cause(enum.StrEnum):
+    """What a step's time goes to, as a verdict names it (the values are the verdicts stored runs carry)."""
+
+    PREDICT = "predict-bound"
+    INDEXING = "indexing"
+    LAUNCH = "launch-bound"
+    SYNC = "sync-bound"
+    KERAS = "keras-overhead"
+    CALLBACK = "callback-bound"
+    INPUT = "input-bound"
+    RETRACING = "retracing"
+    CONVERSION = "conversion"
+    PYTHON = "python-bound"
+    DISPATCH = "dispatch-bound"
+    COMPILE = "compile-bound"
+    COMPUTE = "compute-bound"
+    COPY = "copy-bound"
+    KERNEL_LAUNCH = "kernel-launch-bound"
+    OTHER = "other"  # a cause a plug-in rule names that this lab does not know (an older lab reading a newer store)
+
+    @classmethod
+    def of(cls, value: Any) -> Cause | str:
+        """The cause a stored value names; a value no built-in cause has (a plug-in rule's) stays as text."""
+        try:
+            return cls(value)
+        except ValueError:
+            return str(value)
+
+    @property
+    def once_per_run(self) -> bool:
+        """Paid once per run, not per step (a compile): its share is of the run's time, and it follows the others."""
+        return self is Cause.COMPILE
+
+
+@dataclass(frozen=True)
+class Where:
+    """A line of the person's code a finding happened at: the file as they named it, its 1-based line, the source
+    text, and how often per step it ran and what it cost per step."""
+
+    file: str
+    line: int
+    code: str = ""
+    calls_per_step: float = 0.0
+    seconds_per_step: float = 0.0
+    function: str = ""  # the function the line is in, where known
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One cause of a step's time: its title in the code's words ("model.predict in a loop"), the seconds per step
+    it costs and its share of the step (of the run, for a cause paid once), the change to make, the guide that
+    explains it, what was seen, the lines of the person's code, and ``in_effect``: the fix already made (when the
+    rule found it in effect, ``fix`` says what would help instead)."""
+
+    cause: Cause | str
+    title: str
+    seconds_per_step: float
+    share: float
+    fix: str
+    guide: str
+    evidence: str = ""
+    where: tuple[Where, ...] = ()
+    in_effect: str = ""
+
+    @property
+    def once_per_run(self) -> bool:
+        return isinstance(self.cause, Cause) and self.cause.once_per_run
+
+
+@dataclass(frozen=True)
+class GpuEstimate:
+    """What a step would at least pay on a GPU that it does not pay on this CPU (``measured``: read off a GPU's own
+    timeline instead), with the published constants it rests on."""
+
+    seconds_per_step: float
+    range_seconds_per_step: tuple[float, float]
+    launches_per_step: float
+    copies_per_step: float
+    cpu_step_seconds: float
+    measured: bool = False
+    sources: tuple[str, ...] = ()
+    measured_step_seconds: float = 0.0  # on a GPU: the step as measured
+    copy_seconds: float = 0.0  # on a GPU: host <-> device copies per step
+    cpu_basis: str = ""  # which CPU step the estimate is held against ("the window's median step", ...)
+
+    @property
+    def slower(self) -> bool:
+        """Whether the launches alone would take longer than the whole step on this CPU."""
+        return self.seconds_per_step > self.cpu_step_seconds
+
+
+@dataclass(frozen=True)
+class TopOp:
+    name: str
+    self_seconds_per_step: float
+    share: float
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What a profiled window found, per training step (K steps per compiled call divided out). ``error`` set: no
+    profile could be made, and the sentence says why (the other fields are empty)."""
+
+    verdict: Cause | str = Cause.COMPUTE
+    findings: tuple[Finding, ...] = ()
+    op_verdict: Cause | str = Cause.COMPUTE  # TensorFlow's op-level reading, from the numbers below
+    gpu_estimate: GpuEstimate | None = None
+    steps: int = 0
+    wanted_steps: int = 0
+    steps_per_marker: int = 1
+    step_seconds: float = 0.0
+    ops_per_step: float = 0.0
+    eager_ops_per_step: float = 0.0
+    function_calls_per_step: float = 0.0
+    graph_ops_per_step: float = 0.0
+    xla_ops_per_step: float = 0.0
+    compute_seconds: float = 0.0
+    dispatch_seconds: float = 0.0
+    python_seconds: float = 0.0
+    conversion_seconds: float = 0.0
+    input_seconds: float = 0.0
+    retraces: int = 0
+    retraced: tuple[str, ...] = ()
+    compile_seconds: float = 0.0
+    train_seconds: float = 0.0
+    gpu: bool = False
+    device_kernels_per_step: float = 0.0
+    device_busy_seconds: float = 0.0
+    copy_seconds: float = 0.0
+    top_ops: tuple[TopOp, ...] = ()
+    spans: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    eager_by_type: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
+    functions: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    capture: str = ""
+    logdir: str = ""
+    error: str = ""
+    # Sentences of a store made before this version, kept as they were read (an upgrade cannot remake them).
+    stored_sentence: str = ""
+    stored_reading: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.error
+
+    @property
+    def open_with(self) -> str:
+        return f"xprof --logdir {self.logdir}  (or: tensorboard --logdir {self.logdir})" if self.logdir else ""
+
+    @property
+    def leading(self) -> Finding | None:
+        """The change to make first: the costliest finding a change removes, worth a change (not the arithmetic,
+        which is what remains after the others)."""
+        return next((f for f in self.findings if f.cause != Cause.COMPUTE and f.share >= MIN_SHARE),
+                    self.findings[0] if self.findings else None)
+
+    # ------------------------------------------------------------ JSON, as a run's summary stores it
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON types, with the version (``profile_text.as_json`` adds the sentences a summary carries)."""
+        out = _plain(dataclasses.asdict(self))
+        out["version"] = VERSION
+        return {k: v for k, v in out.items() if v is not None and v != ""}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Profile | None:
+        """A stored profile of any version (None for what is no profile: a run that asked for none, a damaged
+        value); unknown keys are left out, missing ones take their defaults."""
+        if not isinstance(data, Mapping):
+            return None
+        data = dict(data)
+        if int(data.get("version") or 1) < 2:
+            data = _upgrade_v1(data)
+        names = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in data.items() if k in names}
+        try:
+            return cls(**_typed(values))
+        except (TypeError, ValueError) as e:
+            return cls(error=f"This run's profile cannot be read ({type(e).__name__}: {str(e)[:120]}).")
+
+
+MIN_SHARE = 0.10  # of the step: a cause worth a change (the engine names nothing smaller first)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _typed(values: dict[str, Any]) -> dict[str, Any]:
+    """Stored JSON back into the fields' types."""
+    out = dict(values)
+    for key in ("verdict", "op_verdict"):
+        if key in out:
+            out[key] = Cause.of(out[key])
+    out["findings"] = tuple(_finding(f) for f in out.get("findings") or () if isinstance(f, Mapping))
+    gpu = out.get("gpu_estimate")
+    out["gpu_estimate"] = _gpu(gpu) if isinstance(gpu, Mapping) else None
+    out["top_ops"] = tuple(TopOp(str(op.get("name", "?")), float(op.get("self_seconds_per_step") or 0.0),
+                                 float(op.get("share") or 0.0)) for op in out.get("top_ops") or ()
+                           if isinstance(op, Mapping))
+    out["retraced"] = tuple(str(name) for name in out.get("retraced") or ())
+    for key in ("spans", "functions", "eager_by_type"):
+        table = out.get(key)
+        out[key] = {str(k): tuple(float(x) for x in v) for k, v in table.items()} if isinstance(table, Mapping) \
+            else {}
+    return out
+
+
+def _finding(data: Mapping[str, Any]) -> Finding:
+    names = {f.name for f in dataclasses.fields(Finding)}
+    values = {k: v for k, v in data.items() if k in names}
+    values["cause"] = Cause.of(values.get("cause", Cause.OTHER))
+    values["where"] = tuple(Where(**{k: v for k, v in w.items() if k in {f.name for f in dataclasses.fields(Where)}})
+                            for w in values.get("where") or () if isinstance(w, Mapping))
+    return Finding(**{"title": "", "seconds_per_step": 0.0, "share": 0.0, "fix": "", "guide": ""} | values)
+
+
+def _gpu(data: Mapping[str, Any]) -> GpuEstimate:
+    names = {f.name for f in dataclasses.fields(GpuEstimate)}
+    values = {k: v for k, v in data.items() if k in names}
+    low = float(values.get("seconds_per_step") or 0.0)
+    values["range_seconds_per_step"] = tuple(values.get("range_seconds_per_step") or (low, low))
+    values["sources"] = tuple(values.get("sources") or ())
+    return GpuEstimate(**{"seconds_per_step": low, "launches_per_step": 0.0, "copies_per_step": 0.0,
+                          "cpu_step_seconds": 0.0} | values)
+
+
+def _upgrade_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 (stores before the typed profile): findings named by their English ``cause`` with a ``category``;
+    the verdicts and sentences top-level; an error as {"error", "wanted_steps"}."""
+    out = dict(data)
+    out["findings"] = [f | {"cause": f.get("category", Cause.OTHER), "title": f.get("cause", "")}
+                       for f in data.get("findings") or () if isinstance(f, Mapping)]
+    if "tf_verdict" in data:
+        out["op_verdict"] = data["tf_verdict"]
+    elif "verdict" in data:
+        out["op_verdict"] = data["verdict"]
+    out["stored_sentence"] = str(data.get("sentence") or "")
+    out["stored_reading"] = str(data.get("tf_reading") or data.get("sentence") or "")
+    gpu = data.get("gpu_estimate")
+    if isinstance(gpu, Mapping) and gpu.get("measured"):
+        out["gpu_estimate"] = dict(gpu) | {"measured_step_seconds": gpu.get("cpu_step_seconds", 0.0)}
+    return out
+
+
+def of_summary(summary: Mapping[str, Any] | None) -> Profile | None:
+    """The profile a run's summary holds, typed (None: the run has none)."""
+    return Profile.from_json((summary or {}).get("profile")) if isinstance(summary, Mapping) else None

@@ -1,0 +1,191 @@
+"""The capture window: TensorFlow's profiler started and stopped around N training steps after warm-up, each step
+inside a step marker xprof reads (``Trace("train", step_num=i, _r=1)``), the code's own calls named on the timeline
+meanwhile (``hooks.Instruments``), and the window's time and steps left out of the run's throughput (the loop asks
+``window.capturing``).
+
+The capture is kept in the layout TensorBoard's profile plugin and xprof open
+(``<logdir>/plugins/profile/<session>/<host>.xplane.pb``). What the window hands on is a ``Captured``: the file and
+the instruments' notes; reading it is the next stage's (``tracking.xplane``), then the rules', then the profile's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rlcore.tracking.hooks import CallSite, Instruments
+from rlcore.tracking.machine import PROFILE_DIR_ENV  # where this process keeps a capture (CLI, worker, Ray task)
+
+STEP_MARKER = "train"  # the name of each captured step's marker on the timeline (TensorBoard's step markers)
+PROFILE_DIR = "profile"  # a run's capture, under its folder: open it with `xprof --logdir <run folder>/profile`
+
+
+@dataclass(frozen=True)
+class Captured:
+    """What a window recorded: the capture file and its folder, the steps asked for, or why there is none; the
+    functions traced again with what varied, and the person's lines the instruments saw, per span."""
+
+    wanted: int
+    path: Path | None = None
+    logdir: Path | None = None
+    error: str = ""
+    retraces: dict[str, str] = field(default_factory=dict)
+    calls: dict[str, list[CallSite]] = field(default_factory=dict)
+
+
+class ProfileWindow:
+    """Captures ``steps`` training steps of a loop, starting at its ``start``-th step (after warm-up): the loop
+    wraps each step in ``window.step()`` and leaves out of its throughput the steps and seconds for which
+    ``capturing`` was true (``excluded_steps``, ``excluded_seconds``, counted in the loop's own units)."""
+
+    def __init__(self, steps: int, logdir: str | Path | None, start: int = 1) -> None:
+        self.wanted, self.logdir, self.start = steps, Path(logdir) if logdir else None, start
+        self.seen = self.captured = 0
+        self.capturing = False
+        self.excluded_seconds = 0.0
+        self.excluded_steps = 0
+        self.error: str | None = None
+        self._t0 = 0.0
+        self._trace: Any = None
+        self.instruments = Instruments()
+
+    @property
+    def active(self) -> bool:
+        return self.wanted > 0 and self.logdir is not None
+
+    @property
+    def pending(self) -> bool:
+        """Whether the window still wants steps: a loop bounded by time runs on until it has them (the profiled
+        steps are no part of its time), so a profile never depends on how fast the machine is."""
+        return self.active and not self.error and self.captured < self.wanted
+
+    def begin(self) -> bool:
+        """A step of the loop begins: the profiler starts when the window opens, and a step marker (xprof's
+        ``_r=1`` root event) opens around the step. True when this step is recorded."""
+        self._trace = None
+        if not self.active or self.error or self.captured >= self.wanted:
+            return False
+        if self.seen >= self.start and not self.capturing:
+            self._begin()
+        if not self.capturing:
+            return False
+        import tensorflow as tf
+
+        self._trace = tf.profiler.experimental.Trace(STEP_MARKER, step_num=self.captured, _r=1)
+        self._trace.__enter__()
+        return True
+
+    def end(self, units: int = 1, counted: int | None = None) -> bool:
+        """The step ends (``units``: the loop's own steps it held, such as K per call, left out of its speed;
+        ``counted``: what it counts toward the window's size, when that is not its units: turbo's window counts
+        calls of its compiled loop); True when it was recorded."""
+        self.seen += 1
+        trace, self._trace = self._trace, None
+        if trace is None:
+            return False
+        trace.__exit__(None, None, None)
+        self.captured += units if counted is None else counted
+        self.excluded_steps += units
+        if self.captured >= self.wanted:
+            self.finish()
+        return True
+
+    @contextlib.contextmanager
+    def step(self, units: int = 1) -> Iterator[None]:
+        """Around one step of the loop (``units``: the loop's own steps it holds, such as K per call)."""
+        self.begin()
+        try:
+            yield
+        finally:
+            self.end(units)
+
+    def _begin(self) -> None:
+        import tensorflow as tf
+
+        self._t0 = time.perf_counter()
+        try:
+            tf.profiler.experimental.start(str(self.logdir), options=tf.profiler.experimental.ProfilerOptions(
+                host_tracer_level=3, python_tracer_level=0, device_tracer_level=1))
+        except Exception as e:  # another capture runs in this process, or the profiler is unavailable
+            self.error = (f"TensorFlow's profiler could not start ({type(e).__name__}: "
+                          f"{str(e).strip().splitlines()[0][:200] if str(e).strip() else 'no reason given'}), "
+                          "so this run has no profile; its numbers are unaffected.")
+            return
+        self.capturing = True
+        self.instruments.install()  # the code's own calls named on the timeline while it records
+
+    def finish(self) -> None:
+        """Stop the capture (when the loop ends before the window is full, too)."""
+        if not self.capturing:
+            return
+        import tensorflow as tf
+
+        self.instruments.remove()
+        with contextlib.suppress(Exception):
+            tf.profiler.experimental.stop()
+        self.capturing = False
+        self.excluded_seconds += time.perf_counter() - self._t0
+
+    def result(self) -> Captured | None:
+        """What the window recorded, for the reading (None when no profile was asked for)."""
+        if not self.wanted:
+            return None
+        self.finish()
+        retraces = {name: note.why or "" for name, note in self.instruments.retraces.items()}
+        if self.error:
+            return Captured(self.wanted, error=self.error)
+        captures = sorted(self.logdir.glob("plugins/profile/*/*.xplane.pb")) if self.logdir else []
+        if not self.captured or not captures:
+            return Captured(self.wanted, error=f"The run ended before its profiled window began (it asked for "
+                            f"{self.wanted:,} steps after warm-up), so it has no profile.")
+        return Captured(self.wanted, captures[-1], self.logdir, retraces=retraces,
+                        calls=self.instruments.call_sites())
+
+
+def capture_files(logdir: Path) -> dict[str, bytes]:
+    """The capture's files as a run keeps them (paths under the run's folder), for executors that return bytes."""
+    return {str(Path(PROFILE_DIR) / p.relative_to(logdir)): p.read_bytes()
+            for p in sorted(logdir.rglob("*")) if p.is_file()}
+
+
+class NoWindow:
+    """The window of a run that profiles nothing: every step passes straight through."""
+
+    capturing = False
+    excluded_seconds = 0.0
+    excluded_steps = 0
+    active = False
+    pending = False
+    error = None
+
+    def begin(self) -> bool:
+        return False
+
+    def end(self, units: int = 1, counted: int | None = None) -> bool:
+        return False
+
+    @contextlib.contextmanager
+    def step(self, units: int = 1) -> Iterator[None]:
+        yield
+
+    def finish(self) -> None:
+        pass
+
+    def result(self) -> None:
+        return None
+
+
+def window(steps: int, start: int = 1, logdir: str | Path | None = None) -> ProfileWindow | NoWindow:
+    """The profiling window of a loop: ``steps`` steps from its ``start``-th, kept in ``logdir`` (by default the
+    folder this process was given in RLCORE_PROFILE_DIR, else a temporary one)."""
+    if steps <= 0:
+        return NoWindow()
+    if logdir is None:
+        logdir = os.environ.get(PROFILE_DIR_ENV) or tempfile.mkdtemp(prefix="rlcore-profile-")
+    return ProfileWindow(steps, logdir, start)

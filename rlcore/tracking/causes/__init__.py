@@ -1,0 +1,162 @@
+"""The causes of a slow step, one rule per module: what a rule measures (its spans, op names, counts), how it decides
+(its threshold, with the number it came from), what it saw, the change to make and the guide that explains it,
+where in the person's code it happened, and whether its fix is already in effect.
+
+A rule is found as a workload is (``contract.registry``): every module of this package registers one (or more),
+and so does any installed package's module under the ``rlcore.causes`` entry point, or a module named in
+``RLCORE_CAUSES``. Adding a cause is one file::
+
+    from rlcore.tracking.causes import Rule, Seen, Step, register
+
+    def decide(step: Step) -> Seen | None:
+        calls, seconds = step.span("rlcore:predict")
+        if not calls:
+            return None
+        return Seen("model.predict in a loop", seconds, f"{calls:,.1f} calls per step")
+
+    register(Rule("predict", "predict-bound", decide, order=10,
+                  fix="call the model instead: model(x, training=False)", guide=GUIDES["predict"]))
+
+The engine (``tracking.explain``) runs the rules in their order over one ``Step``; a rule that takes a part of the
+step (``step.claim_eager``) takes it from the rules after it, so the shares stay disjoint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from rlcore.contract import settings
+from rlcore.contract.profile import Cause, Finding, Where
+from rlcore.contract.registry import Registry
+
+MIN_SHARE = 0.10  # of the step: less is not worth a change (xprof's 5% calls a 0.5 ms CPU step "input-bound")
+MIN_SECONDS = 50e-6  # per step: a time a person can notice
+
+GUIDES = {
+    "predict": "Keras: Model.predict is not meant for loops; call the model (keras.io/api/models/model_training_apis)",
+    "function": "TensorFlow guide: Better performance with tf.function (tensorflow.org/guide/function)",
+    "retracing": "TensorFlow guide: tf.function, Controlling retracing (tensorflow.org/guide/function)",
+    "gather": "TensorFlow API: tf.gather with batch_dims (tensorflow.org/api_docs/python/tf/gather)",
+    "data": "TensorFlow guide: Better performance with the tf.data API (tensorflow.org/guide/data_performance)",
+    "gpu": "TensorFlow guide: Optimize TensorFlow GPU performance, gaps between steps "
+           "(tensorflow.org/guide/gpu_performance_analysis)",
+    "steps_per_execution": "Keras: Model.compile(steps_per_execution=...) (keras.io/api/models/model_training_apis)",
+    "compile": "TensorFlow guide: XLA, and the persistent compilation cache (tensorflow.org/xla)",
+    "profiler": "TensorFlow guide: Optimize TensorFlow performance using the Profiler (tensorflow.org/guide/profiler)",
+}
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What a rule saw: the finding's title in the code's words, its seconds per training step, the evidence; a fix
+    of its own where the rule's words need the numbers; a share of its own for a cost paid once per run."""
+
+    title: str
+    seconds: float
+    evidence: str = ""
+    fix: str = ""
+    share: float | None = None
+    where: tuple[Where, ...] = ()
+    in_effect: str = ""
+
+
+Decide = Callable[["Step"], "Seen | Iterable[Seen] | None"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One cause. ``decide`` reads the step and says what it saw (None: not this cause); ``order``: rules that take
+    a part of the step run before those that read what is left; ``always_named``: named whatever it costs (a cheap
+    model.predict on this CPU is not cheap on a GPU); ``measures``: what it reads, for people and the README."""
+
+    name: str
+    cause: Cause | str
+    decide: Decide
+    order: int = 50
+    fix: str = ""
+    guide: str = ""
+    always_named: bool = False
+    measures: tuple[str, ...] = ()
+    threshold: str = ""  # its threshold, with the number it came from
+
+
+RULES: Registry[Rule] = Registry("cause", group="rlcore.causes", env=settings.CAUSES.name,
+                                 builtin_package="rlcore.tracking.causes", order=lambda r: (r.order, r.name))
+
+
+def register(rule: Rule) -> Rule:
+    return RULES.register(rule.name, rule)
+
+
+def rules() -> list[Rule]:
+    """Every rule, in the order the engine runs them."""
+    return RULES.parts()
+
+
+@dataclass
+class Step:
+    """One training step as the rules read it (K steps per call divided out): the reading's numbers per step, what
+    the run knows beside them (``facts``: Keras's steps_per_execution and jit_compile, the retraces' notes, compile
+    and training seconds, the run's steps), the person's lines behind each span, and what the rules before took."""
+
+    numbers: Any  # xplane.StepNumbers
+    k: int = 1
+    facts: Mapping[str, Any] = field(default_factory=dict)
+    calls: Mapping[str, list[Any]] = field(default_factory=dict)  # span -> hooks.CallSite, most called first
+    found: list[Finding] = field(default_factory=list)  # named so far, in the rules' order
+    _claimed: set[str] = field(default_factory=set)
+
+    @property
+    def seconds(self) -> float:
+        return self.numbers.step_seconds / self.k
+
+    def per(self, value: float) -> float:
+        """A per-marker number per training step."""
+        return value / self.k
+
+    def span(self, name: str) -> tuple[float, float]:
+        """A span's (calls, seconds) per step; (0, 0) when it was not seen."""
+        count, seconds = self.numbers.spans.get(name, (0.0, 0.0))[:2]
+        return count / self.k, seconds / self.k
+
+    def spans(self, prefix: str = "") -> dict[str, tuple[float, float]]:
+        return {name: self.span(name) for name in self.numbers.spans if name.startswith(prefix)}
+
+    def eager(self, op_type: str) -> tuple[float, float, float]:
+        """An eager op type's (count, launch seconds, kernel seconds) per step, outside every span."""
+        values = (*tuple(self.numbers.eager_by_type.get(op_type, ())), 0.0, 0.0, 0.0)
+        return values[0] / self.k, values[1] / self.k, values[2] / self.k
+
+    def claim_eager(self, op_types: Iterable[str]) -> None:
+        """A rule takes these eager ops as part of its cause: the rules after it no longer see them."""
+        self._claimed.update(op_types)
+
+    def eager_unclaimed(self) -> list[tuple[str, float, float, float]]:
+        """(op type, count, launch seconds, kernel seconds) per step of the eager ops no rule has taken."""
+        return [(op, *self.eager(op)) for op in self.numbers.eager_by_type if op not in self._claimed]
+
+    @property
+    def functions_seconds(self) -> float:
+        return sum(v[1] for v in self.numbers.functions.values()) / self.k
+
+    @property
+    def outside_seconds(self) -> float:
+        """What no span, function call, input wait, conversion or claimed op holds: eager launches and Python."""
+        claimed = sum(self.eager(op)[1] for op in self._claimed)
+        return max(0.0, self.seconds - sum(s for _, s in self.spans().values()) - self.functions_seconds
+                   - self.per(self.numbers.input_seconds) - self.per(self.numbers.conversion_seconds) - claimed)
+
+    def sites(self, span: str) -> list[Any]:
+        return list(self.calls.get(span, []))
+
+
+def where_of(step: Step, span: str, seconds: float) -> tuple[Where, ...]:
+    """The person's lines behind a span, each with its calls per step and its part of the span's seconds."""
+    sites = step.sites(span)
+    total = sum(s.calls for s in sites) or 1
+    steps = max(1, int(step.facts.get("where_steps") or 1))
+    return tuple(Where(s.file, s.line, s.code, s.calls / steps / step.k,
+                       s.seconds / steps / step.k if s.seconds else seconds * s.calls / total, s.function)
+                 for s in sites[:5])

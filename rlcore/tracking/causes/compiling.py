@@ -1,0 +1,24 @@
+"""Tracing and compiling took longer than the training it served: paid once per run, so its share is of the run."""
+
+from __future__ import annotations
+
+from rlcore.contract.profile import Cause
+from rlcore.contract.text import seconds_text
+from rlcore.tracking.causes import GUIDES, Rule, Seen, Step, register
+
+
+def decide(step: Step) -> Seen | None:
+    compile_seconds = float(step.facts.get("compile_seconds") or 0.0)
+    train_seconds = float(step.facts.get("train_seconds") or 0.0)
+    if not (compile_seconds and train_seconds and compile_seconds > train_seconds):
+        return None
+    return Seen("compiling", compile_seconds / max(1, int(step.facts.get("steps") or 1)),
+                f"tracing and compiling took {seconds_text(compile_seconds)} once, more than the "
+                f"{seconds_text(train_seconds)} of training it served (per step: spread over the run's steps)",
+                share=compile_seconds / (compile_seconds + train_seconds))
+
+
+register(Rule("compiling", Cause.COMPILE, decide, order=95, always_named=True, measures=("compile seconds",),
+              threshold="compiling longer than the training it served",
+              fix="a longer run pays it back; XLA's persistent cache keeps a compile for the next run",
+              guide=GUIDES["compile"]))

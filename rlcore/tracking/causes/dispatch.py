@@ -1,0 +1,31 @@
+"""Setting up a tf.function call every step costs more than the arithmetic it launches: K steps per call (a loop
+inside the function) spread that cost."""
+
+from __future__ import annotations
+
+from rlcore.contract.profile import Cause
+from rlcore.contract.text import seconds_text
+from rlcore.tracking.causes import GUIDES, MIN_SECONDS, Rule, Seen, Step, register
+from rlcore.tracking.causes.launch import LAUNCHED
+from rlcore.tracking.hooks import LOGS
+
+SHARE = 0.3  # of the step: a set-up this large is a cause even when the kernels take longer
+
+
+def decide(step: Step) -> Seen | None:
+    n = step.numbers
+    calls = step.per(n.function_calls)
+    setting_up = step.per(n.dispatch_seconds)
+    keras_says_it = step.span(LOGS)[0] > 0  # model.fit's batches: the Keras rule holds the set-up
+    if (keras_says_it or calls <= 0 or sum(c for _, c, _, _ in step.eager_unclaimed()) >= LAUNCHED
+            or not (n.dispatch_seconds > n.compute_seconds or setting_up >= max(MIN_SECONDS, SHARE * step.seconds))):
+        return None
+    return Seen("setting up a function call every step", setting_up,
+                f"{calls:,.2g} tf.function call{'s' if calls != 1 else ''} per step cost {seconds_text(setting_up)} to "
+                f"set up for {seconds_text(step.per(n.compute_seconds))} of arithmetic")
+
+
+register(Rule("dispatch", Cause.DISPATCH, decide, order=90, measures=("EagerExecute is_func=1", "dispatch"),
+              threshold=f"set-up above the arithmetic, or {SHARE:.0%} of the step",
+              fix="run several steps per call: a tf.range loop inside the tf.function (K steps, the loss fetched once)",
+              guide=GUIDES["function"]))

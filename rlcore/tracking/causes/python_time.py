@@ -1,0 +1,26 @@
+"""Python between TensorFlow calls: a third of the step or more passes outside TensorFlow, with few eager ops (many
+would make it the launch cause)."""
+
+from __future__ import annotations
+
+from rlcore.contract.profile import Cause
+from rlcore.tracking.causes import GUIDES, MIN_SECONDS, Rule, Seen, Step, register
+from rlcore.tracking.causes.launch import LAUNCHED
+
+SHARE = 0.3  # of the step
+
+
+def decide(step: Step) -> Seen | None:
+    eager = step.eager_unclaimed()
+    if sum(c for _, c, _, _ in eager) >= LAUNCHED:
+        return None
+    python = max(0.0, step.outside_seconds - sum(s for _, _, s, _ in eager))
+    if python < MIN_SECONDS or python <= SHARE * step.seconds:
+        return None
+    return Seen("Python between TensorFlow calls", python, "time on the Python thread outside TensorFlow's calls")
+
+
+register(Rule("python_time", Cause.PYTHON, decide, order=85, measures=("time outside TensorFlow's events",),
+              threshold=f"more than {SHARE:.0%} of the step",
+              fix="move the per-step Python (data preparation, bookkeeping) into the tf.function or a tf.data pipeline",
+              guide=GUIDES["function"]))

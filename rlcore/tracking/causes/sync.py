@@ -1,0 +1,25 @@
+"""A tensor fetched to Python every step (``.numpy()``, ``float()``, ``int()``, ``print``): each waits for the
+work before it, and on a GPU copies to the host."""
+
+from __future__ import annotations
+
+from rlcore.contract.profile import Cause
+from rlcore.contract.text import seconds_text
+from rlcore.tracking.causes import GUIDES, Rule, Seen, Step, register, where_of
+from rlcore.tracking.hooks import SYNC
+
+
+def decide(step: Step) -> Seen | None:
+    fetches, seconds = step.span(SYNC)
+    if not fetches:
+        return None
+    return Seen("fetching tensors to Python every step", seconds,
+                f"{fetches:,.1f} fetch{'es' if fetches != 1 else ''} per step (.numpy(), float(), int(), a list of "
+                f"tensors made a tensor); {seconds_text(seconds / fetches)} each on this machine, and each one a wait "
+                "on a GPU", where=where_of(step, SYNC, seconds))
+
+
+register(Rule("sync", Cause.SYNC, decide, order=30, always_named=True, measures=(SYNC,),
+              threshold="any fetch inside a step: on a GPU each one is a wait",
+              fix="keep values as tensors and fetch them every N steps (.numpy(), float() and print wait for the work "
+                  "before them, and on a GPU copy to the host)", guide=GUIDES["gpu"]))

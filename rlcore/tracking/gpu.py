@@ -1,0 +1,36 @@
+"""The GPU question on a machine without one: what a step would at least pay on a GPU that it does not pay on this
+CPU, a launch per op and a copy between host and device per conversion of host data and per fetch to Python
+(model.predict copies its input over and its output back). Not measured here: each constant is a published figure,
+and the estimate is a range from the low to the high one. On a GPU run, the measured step stands beside it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rlcore.contract.profile import GpuEstimate
+from rlcore.tracking.hooks import LOGS, PREDICT, SYNC
+
+LAUNCH_SECONDS = (5e-6, 20e-6)
+LAUNCH_SOURCES = ("Holistic Trace Analysis (Meta), CUDA kernel launch statistics: \"the launch time on the CPU side "
+                  "is between 5-20 microseconds\"",
+                  "TensorFlow guide, Optimize TensorFlow GPU performance, Small GPU kernels and host kernel launch "
+                  "delays: a latency \"around 20-40 μs\" before a kernel runs; \"each kernel is about 21.9 μs\"")
+COPY_SECONDS = (5e-6, 7e-6)
+COPY_SOURCE = ("Wu et al., DualPath (arXiv 2602.21548), §5.2: \"submitting a single copy operation via "
+               "cudaMemcpyAsync incurs a latency overhead of approximately 5-7 μs\"")
+
+
+def estimate(n: Any, *, steps_per_marker: int = 1) -> GpuEstimate:
+    """The estimate for a capture's numbers (``xplane.StepNumbers``), per training step."""
+    k = max(1, steps_per_marker)
+    launches = n.ops / k
+    spans = {name: v[0] / k for name, v in n.spans.items()}
+    copies = spans.get(SYNC, 0.0) + 2 * spans.get(PREDICT, 0.0) + n.conversions / k
+    copies = max(copies, spans.get(LOGS, 0.0))
+    low = launches * LAUNCH_SECONDS[0] + copies * COPY_SECONDS[0]
+    high = launches * LAUNCH_SECONDS[1] + copies * COPY_SECONDS[1]
+    step = n.step_seconds / k
+    return GpuEstimate(seconds_per_step=low, range_seconds_per_step=(low, high), launches_per_step=launches,
+                       copies_per_step=copies, cpu_step_seconds=step, measured=bool(n.gpu),
+                       sources=(*LAUNCH_SOURCES, COPY_SOURCE), measured_step_seconds=step if n.gpu else 0.0,
+                       copy_seconds=n.copy_seconds / k)

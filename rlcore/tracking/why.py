@@ -1,0 +1,61 @@
+"""A run's why, made once at the end of its profiled window: capture (``tracking.capture``) -> reading
+(``tracking.xplane``) -> rules (``tracking.causes`` through ``tracking.explain``) and TensorFlow's op-level reading
+(``tracking.op_reading``) -> one typed ``Profile`` (``contract.profile``), which the run's summary stores as JSON.
+The data goes one way: no stage asks a later one."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rlcore.contract.profile import Profile, TopOp
+from rlcore.tracking import explain, gpu, op_reading, xplane
+from rlcore.tracking.capture import Captured
+
+
+def profile(captured: Captured, *, compile_seconds: float = 0.0, train_seconds: float = 0.0,
+            steps_per_marker: int = 1, facts: Mapping[str, Any] | None = None) -> Profile:
+    """What a window captured, read and explained (a profile with ``error`` when there is nothing to read)."""
+    if captured.error or captured.path is None:
+        return Profile(error=captured.error or "The window captured nothing.", wanted_steps=captured.wanted)
+    try:
+        numbers = xplane.read_capture(captured.path)
+    except Exception as e:  # a capture xprof cannot read: say so, keep the file
+        return Profile(error=f"The capture could not be read ({type(e).__name__}: {str(e)[:200]}).",
+                       capture=str(captured.path), wanted_steps=captured.wanted)
+    facts = {"retraces": captured.retraces, "compile_seconds": compile_seconds,
+             "train_seconds": train_seconds} | dict(facts or {})
+    return of_numbers(numbers, captured, facts=facts, steps_per_marker=steps_per_marker)
+
+
+def of_numbers(numbers: xplane.StepNumbers, captured: Captured, *, facts: Mapping[str, Any],
+               steps_per_marker: int = 1) -> Profile:
+    """The profile of a capture's numbers: the findings, the op-level verdict, one verdict of the two, the GPU
+    estimate, and the numbers per training step."""
+    k = max(1, steps_per_marker)
+    compile_seconds, train_seconds = float(facts.get("compile_seconds") or 0.0), float(facts.get("train_seconds")
+                                                                                        or 0.0)
+    found = explain.explain(numbers, steps_per_marker=k, facts=facts, calls=captured.calls)
+    op_verdict = op_reading.decide(numbers, compile_seconds, train_seconds)
+    # The verdict is the costliest cause in the code's words; TensorFlow's own reading stands when it names the
+    # same thing (its sentence has the op-level numbers) or a thing only it sees (a retrace, a compile, a GPU's).
+    verdict = op_verdict
+    if found and op_verdict not in op_reading.SPECIFIC and found[0].cause != op_verdict:
+        verdict = found[0].cause
+    return Profile(
+        verdict=verdict, findings=tuple(found), op_verdict=op_verdict,
+        gpu_estimate=gpu.estimate(numbers, steps_per_marker=k), steps=numbers.steps * k,
+        wanted_steps=captured.wanted, steps_per_marker=k, step_seconds=numbers.step_seconds / k,
+        ops_per_step=numbers.ops / k, eager_ops_per_step=numbers.eager_ops / k,
+        function_calls_per_step=numbers.function_calls / k, graph_ops_per_step=numbers.graph_ops / k,
+        xla_ops_per_step=numbers.xla_ops / k, compute_seconds=numbers.compute_seconds / k,
+        dispatch_seconds=numbers.dispatch_seconds / k, python_seconds=numbers.python_seconds / k,
+        conversion_seconds=numbers.conversion_seconds / k, input_seconds=numbers.input_seconds / k,
+        retraces=numbers.retraces, retraced=tuple(numbers.retraced), compile_seconds=compile_seconds,
+        train_seconds=train_seconds, gpu=numbers.gpu, device_kernels_per_step=numbers.device_kernels / k,
+        device_busy_seconds=numbers.device_busy_seconds / k, copy_seconds=numbers.copy_seconds / k,
+        top_ops=tuple(TopOp(op["name"], op["self_seconds_per_step"] / k, op["share"]) for op in numbers.top_ops),
+        spans={name: tuple(v) for name, v in numbers.spans.items()},
+        eager_by_type={name: tuple(v) for name, v in numbers.eager_by_type.items()},
+        functions={name: tuple(v) for name, v in numbers.functions.items()},
+        capture=str(captured.path), logdir=str(captured.logdir or ""))

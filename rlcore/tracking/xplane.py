@@ -1,0 +1,319 @@
+"""What a capture says, read with xprof: per-step numbers from one ``.xplane.pb`` file with step markers.
+
+xprof reads the file (``ProfileData``; its framework-op table for graph kernels): its raw events (planes, lines,
+events) where the table has no rows (eager ops on a CPU). Read per step: the ops executed, how many were launched
+one by one from Python (eager), the function (graph) calls, the ops inside XLA clusters, retracings, the host's time
+split into the ops' arithmetic, TensorFlow's dispatch around them and Python between TensorFlow calls; on a GPU its
+kernels and copies; and in the code's words, the lab's spans (``rlcore:<what>``), eager ops by type outside them,
+waits on a tf.data iterator, each tf.function's calls, and values turned into tensors.
+
+xprof's modules are internal (pinned in requirements.txt; the parsing is tested on real captures). This module is
+the data's second stage: capture (``tracking.capture``) -> reading (here) -> rules (``tracking.causes``) -> profile
+(``tracking.why``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import json
+import re
+import statistics
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from rlcore.tracking.capture import STEP_MARKER
+from rlcore.tracking.hooks import SPAN
+
+_GRAPH_OP = re.compile(r"^[^\s:]+:[A-Za-z_]\w*$")  # a graph op kernel's event: "scope/name:OpType"
+_NOT_OPS = ("ThreadpoolListener", "ExecutorState", "ThunkExecutor", "end: ")
+_HLO_CONTAINERS = ("while", "call", "conditional", "async-start", "async-done")
+
+
+@dataclasses.dataclass(frozen=True)
+class StepNumbers:
+    """Per-step means over the captured steps (seconds; counts per step)."""
+
+    steps: int
+    step_seconds: float
+    ops: float
+    eager_ops: float
+    function_calls: float
+    graph_ops: float
+    xla_ops: float
+    retraces: int
+    retraced: tuple[str, ...]
+    compute_seconds: float  # the ops' own arithmetic (kernels)
+    dispatch_seconds: float  # TensorFlow around the ops: launching, conversion, function-call set-up
+    python_seconds: float  # between TensorFlow calls, in Python
+    conversion_seconds: float  # numpy (or Python values) turned into tensors, outside the spans
+    top_ops: tuple[dict[str, Any], ...]
+    device_kernels: float = 0.0  # on a GPU: kernels per step
+    device_busy_seconds: float = 0.0
+    copy_seconds: float = 0.0  # host <-> device copies per step
+    gpu: bool = False
+    # In the code's words, per step: the lab's spans (model.predict, tensor indexing, fetches to Python, Keras's
+    # logs and callbacks) as {name: [count, seconds]}; outside them, eager ops by type {type: [count, seconds
+    # launching each, seconds of its kernel]}, the time waiting on a tf.data iterator, each tf.function's calls
+    # {name: [count, seconds]}, and the values turned into tensors (``conversions``, ``conversion_seconds``).
+    spans: dict[str, list[float]] = dataclasses.field(default_factory=dict)
+    eager_by_type: dict[str, list[float]] = dataclasses.field(default_factory=dict)
+    input_seconds: float = 0.0
+    functions: dict[str, list[float]] = dataclasses.field(default_factory=dict)
+    conversions: float = 0.0  # numpy (or Python values) turned into tensors, per step
+    # The lower quartile of the steps' own times: the step as the machine runs it with the least interference
+    # (another process sharing the cores lengthens some steps, rarely all), which a GPU estimate is held against.
+    quiet_step_seconds: float = 0.0
+
+
+def read_capture(path: str | Path) -> StepNumbers:
+    """Per-step numbers from one ``.xplane.pb`` capture with step markers (xprof reads the file)."""
+    host, devices = _lines(path)
+    # The training thread's line: the one with the step markers (a line is named by its thread, which is the
+    # process's name on the main thread: "python", or "rlcore" under the console command).
+    python = max((events for _, events in host), key=lambda es: sum(e.name == STEP_MARKER for e in es), default=[])
+    markers = [e for e in python if e.name == STEP_MARKER]
+    if not markers:
+        raise ValueError("the capture has no step markers: no training step ran while the profiler recorded.")
+    steps = len(markers)
+    windows = sorted((m.start, m.end) for m in markers)
+    inside = _within(windows)
+    ops = _ops(python, host, inside)
+    tf_time = sum(e.duration for e in _top_level(python, inside))
+    retraced = _retraces(python, inside)
+    step_total = sum(end - start for start, end in windows)
+    compute = min(ops.compute, tf_time) if tf_time else ops.compute
+    device_kernels, device_busy, copies = _device(devices, inside)
+    # The ops by self time: graph kernels from xprof's framework-op table (an XLA cluster there is one op, so its
+    # fused ops are read from the raw events instead), eager kernels from the raw events (the table has none).
+    top = _ranked(_merged(_framework_ops(path), ops.eager_compute, ops.xla_compute), steps)
+    spans, eager_by_type, input_seconds, functions, conversions, conversion = _in_the_code_s_words(
+        python, inside, steps)
+    durations = [end - start for start, end in windows]
+    quiet = statistics.quantiles(durations, n=4)[0] if len(durations) >= 4 else min(durations)
+    return StepNumbers(
+        spans=spans, eager_by_type=eager_by_type, input_seconds=input_seconds, functions=functions,
+        conversions=conversions, quiet_step_seconds=quiet,
+        steps=steps, step_seconds=step_total / steps, ops=(ops.eager + ops.graph + ops.xla) / steps,
+        eager_ops=ops.eager / steps, function_calls=ops.function_calls / steps, graph_ops=ops.graph / steps,
+        xla_ops=ops.xla / steps, retraces=sum(retraced.values()), retraced=tuple(retraced),
+        compute_seconds=compute / steps, dispatch_seconds=max(0.0, tf_time - compute) / steps,
+        python_seconds=max(0.0, step_total - tf_time) / steps, conversion_seconds=conversion,
+        top_ops=tuple(top), device_kernels=device_kernels / steps, device_busy_seconds=device_busy / steps,
+        copy_seconds=copies / steps, gpu=bool(devices))
+
+
+def _lines(path: str | Path) -> tuple[list[tuple[str, list[_Event]]], list[tuple[str, list[_Event]]]]:
+    """The host's lines (one per thread) and every GPU's, each as (name, events)."""
+    from xprof.profile_data import ProfileData
+
+    data = ProfileData.from_file(str(path))
+    host, devices = [], []
+    for plane in data.planes:
+        lines = [(line.name, [_Event(e) for e in line.events]) for line in plane.lines]
+        if plane.name == "/host:CPU":
+            host = lines
+        elif plane.name.startswith("/device:GPU"):
+            devices.extend(lines)
+    return host, devices
+
+
+@dataclasses.dataclass
+class _Ops:
+    eager: int = 0
+    function_calls: int = 0
+    graph: int = 0
+    xla: int = 0
+    compute: float = 0.0
+    eager_compute: dict[str, float] = dataclasses.field(default_factory=dict)
+    xla_compute: dict[str, float] = dataclasses.field(default_factory=dict)
+
+
+def _ops(python: list[_Event], host: list[tuple[str, list[_Event]]], inside) -> _Ops:
+    """The ops inside the steps and their arithmetic: an eager op's kernel runs inside its EagerExecute on the
+    Python thread; a function's ops (graph kernels, XLA's HLO ops) run on TensorFlow's threads, or inline."""
+    ops = _Ops()
+    calls = [e for e in python if e.name == "EagerExecute" and inside(e)]
+    ops.eager = sum(e.stats.get("is_func") == "0" for e in calls)
+    ops.function_calls = sum(e.stats.get("is_func") == "1" for e in calls)
+    for kernel, holders in _nested(python, "EagerKernelExecute"):
+        call = next((h for h in reversed(holders) if h.name == "EagerExecute"), None)
+        if call is not None and call.stats.get("is_func") == "0" and inside(kernel):
+            ops.compute += kernel.duration
+            named = next((h for h in reversed(holders) if h.name.startswith("EagerLocalExecute: ")), None)
+            op_type = named.name.removeprefix("EagerLocalExecute: ") if named else "?"
+            ops.eager_compute[op_type] = ops.eager_compute.get(op_type, 0.0) + kernel.duration
+    for _, events in host:
+        for e in events:
+            if not inside(e) or e.name.startswith(_NOT_OPS):
+                continue
+            if "hlo_op" in e.stats:
+                base = re.sub(r"\.\d+$", "", e.name)
+                if base in _HLO_CONTAINERS:
+                    continue  # a loop or call holds other ops: counted through them
+                ops.xla += 1
+                ops.compute += e.duration
+                ops.xla_compute[base] = ops.xla_compute.get(base, 0.0) + e.duration
+            elif _GRAPH_OP.match(e.name):
+                ops.graph += 1
+                ops.compute += e.duration
+    return ops
+
+
+def _device(devices: list[tuple[str, list[_Event]]], inside) -> tuple[float, float, float]:
+    """On a GPU: kernels, their busy seconds and the copies' seconds inside the steps."""
+    kernels = busy = copies = 0.0
+    for _, events in devices:
+        for e in events:
+            if inside(e):
+                if "memcpy" in e.name.lower():
+                    copies += e.duration
+                else:
+                    kernels += 1
+                    busy += e.duration
+    return kernels, busy, copies
+
+
+class _Event:
+    """One timeline event in seconds, with its stats as text."""
+
+    __slots__ = ("duration", "end", "name", "start", "stats")
+
+    def __init__(self, event: Any) -> None:
+        self.name = str(event.name)
+        self.start = float(event.start_ns) * 1e-9
+        self.duration = float(event.duration_ns) * 1e-9
+        self.end = self.start + self.duration
+        self.stats = {str(k): str(v) for k, v in dict(event.stats).items()} if event.stats else {}
+
+
+def _within(windows: list[tuple[float, float]]):
+    """Whether an event lies inside one of the (sorted, disjoint) step windows; a binary search per event."""
+    starts = [start for start, _ in windows]
+
+    def inside(e: _Event) -> bool:
+        i = bisect.bisect_right(starts, e.start) - 1
+        return i >= 0 and e.end <= windows[i][1] + 1e-9
+    return inside
+
+
+def _nested(events: list[_Event], name: str) -> Iterator[tuple[_Event, list[_Event]]]:
+    """Each event called ``name`` with the events that hold it, outermost first (one thread's events nest)."""
+    open_events: list[_Event] = []
+    for e in sorted(events, key=lambda e: (e.start, -e.duration)):
+        while open_events and open_events[-1].end <= e.start + 1e-12:
+            open_events.pop()
+        if e.name == name:
+            yield e, list(open_events)
+        open_events.append(e)
+
+
+def _top_level(python: list[_Event], inside) -> Iterator[_Event]:
+    """The Python thread's outermost TensorFlow events inside the steps (the step markers themselves excluded, and
+    the lab's own spans, which hold TensorFlow's events and Python alike)."""
+    reach = float("-inf")
+    for e in sorted((e for e in python if e.name != STEP_MARKER and not e.name.startswith(SPAN) and inside(e)),
+                    key=lambda e: (e.start, -e.duration)):
+        if e.start >= reach:
+            reach = e.end
+            yield e
+
+
+_CONVERSIONS = ("convert_to_tensor", "tf.constant")
+
+
+def _in_the_code_s_words(python: list[_Event], inside, steps: int) -> tuple[Any, ...]:
+    """What the steps spent in the code's own terms, per step: the lab's spans (outermost ones: a fetch inside
+    model.predict is predict's), and outside them eager ops by type (the time of each launch, and of its kernel),
+    waits on a tf.data iterator, the calls of each tf.function, and values turned into tensors."""
+    spans: dict[str, list[float]] = {}
+    by_type: dict[str, list[float]] = {}
+    functions: dict[str, list[float]] = {}
+    waiting = converting = 0.0
+    conversions = 0
+    stack: list[_Event] = []
+    for e in sorted((e for e in python if inside(e) and e.name != STEP_MARKER), key=lambda e: (e.start, -e.duration)):
+        while stack and stack[-1].end <= e.start + 1e-12:
+            stack.pop()
+        if any(h.name.startswith(SPAN) for h in stack):
+            stack.append(e)
+            continue
+        if e.name.startswith(SPAN):
+            spans.setdefault(e.name, [0.0, 0.0])
+            spans[e.name][0] += 1
+            spans[e.name][1] += e.duration
+        elif e.name.startswith("EagerLocalExecute: "):
+            call = next((h for h in reversed(stack) if h.name == "EagerExecute"), None)
+            if call is not None and call.stats.get("is_func") == "0":
+                entry = by_type.setdefault(e.name.removeprefix("EagerLocalExecute: "), [0.0, 0.0, 0.0])
+                entry[0] += 1
+                entry[1] += call.duration
+        elif e.name == "EagerKernelExecute":
+            call = next((h for h in reversed(stack) if h.name == "EagerExecute"), None)
+            named = next((h for h in reversed(stack) if h.name.startswith("EagerLocalExecute: ")), None)
+            if call is not None and call.stats.get("is_func") == "0" and named is not None:
+                by_type.setdefault(named.name.removeprefix("EagerLocalExecute: "), [0.0, 0.0, 0.0])[2] += e.duration
+        elif e.name.startswith("IteratorGetNext") and not any(h.name.startswith("IteratorGetNext") for h in stack):
+            waiting += e.duration
+        elif "tracing_count" in e.stats and not any("tracing_count" in h.stats for h in stack):
+            entry = functions.setdefault(e.name, [0.0, 0.0])
+            entry[0] += 1
+            entry[1] += e.duration
+        elif e.name in _CONVERSIONS and not any(h.name in _CONVERSIONS for h in stack):
+            converting += e.duration
+            conversions += 1
+        stack.append(e)
+    per = 1.0 / steps
+
+    def per_step(table: dict[str, list[float]]) -> dict[str, list[float]]:
+        return {k: [x * per for x in v] for k, v in sorted(table.items(), key=lambda kv: -kv[1][1])}
+    return (per_step(spans), per_step(by_type), waiting * per, per_step(functions), conversions * per,
+            converting * per)
+
+
+def _retraces(python: list[_Event], inside) -> dict[str, int]:
+    """A tf.function's own event carries how often it has been traced: a count that grows inside the window
+    means it was traced again there."""
+    counts: dict[str, list[int]] = {}
+    for e in python:
+        if "tracing_count" in e.stats and inside(e) and e.stats["tracing_count"].isdigit():
+            counts.setdefault(e.name, []).append(int(e.stats["tracing_count"]))
+    return {name: max(c) - min(c) for name, c in counts.items() if max(c) > min(c)}
+
+
+def _merged(*parts: Mapping[str, float]) -> dict[str, float]:
+    merged: dict[str, float] = {}
+    for part in parts:
+        for name, seconds in part.items():
+            merged[name] = merged.get(name, 0.0) + seconds
+    return merged
+
+
+def _framework_ops(path: str | Path) -> dict[str, float]:
+    """Graph kernels' self seconds by op type, from xprof's framework-op table (empty where it has no rows); an
+    XLA cluster, which the table shows as one op, is left to the raw events' fused ops."""
+    from xprof.convert import raw_to_tool_data
+
+    data, _ = raw_to_tool_data.xspace_to_tool_data([str(path)], "framework_op_stats", {})
+    if not data:
+        return {}
+    table = json.loads(data)[0]
+    ids = [c["id"] for c in table["cols"]]
+    by_type: dict[str, float] = {}
+    for row in table.get("rows", []):
+        values = dict(zip(ids, (c.get("v") for c in row["c"]), strict=False))
+        op_type = str(values.get("type") or "")
+        if (op_type in ("", "IDLE") or values.get("host_or_device") != "Host" or op_type.startswith("__inference")
+                or values.get("operation") == SPAN.rstrip(":")):  # xprof reads the lab's "rlcore:sync" as an op
+            continue
+        by_type[op_type] = by_type.get(op_type, 0.0) + float(values["total_self_time"]) * 1e-6
+    return by_type
+
+
+def _ranked(seconds_by_name: Mapping[str, float], steps: int, keep: int = 8) -> list[dict[str, Any]]:
+    total = sum(seconds_by_name.values())
+    ranked = sorted(seconds_by_name.items(), key=lambda kv: -kv[1])[:keep]
+    return [{"name": name, "self_seconds_per_step": seconds / steps, "share": seconds / total if total else 0.0}
+            for name, seconds in ranked]
+
