@@ -16,7 +16,7 @@ run: $(VENV)/.runtime  ## start the dashboard (creates .venv once); HOST=0.0.0.0
 	@if [ "$(HOST)" != "127.0.0.1" ]; then echo "Shared: viewers open the Network URL below (this machine's addresses \
 	and name answer); another name they use must be listed: RLCORE_ALLOWED_HOSTS=name make run HOST=$(HOST). \
 	Operators sign in with a passphrase: README, 'Sharing the lab'."; fi
-	$(PY) -m streamlit run app.py --server.headless true --server.port $(PORT) --server.address $(HOST)
+	$(PY) -m ui.serve --server.headless true --server.port $(PORT) --server.address $(HOST)
 
 test: $(VENV)/.dev  ## lint, then the whole suite, with no network but loopback (the Ray cluster tests need that)
 	$(PY) -m ruff check .

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 BOOK_HYPERPARAMETERS = {"turbo-hidden1": 150, "turbo-hidden2": 100, "turbo-lr": 1e-3, "turbo-eps-start": 0.3,
                         "turbo-eps-end": 0.3, "turbo-batch": 200, "turbo-memory": 1000, "turbo-sync": 500,
-                        "turbo-noise": 0.01, "turbo-updates": 1, "turbo-double": "off", "turbo-pit-ends": "off"}
+                        "turbo-noise": 0.01, "turbo-updates": 1, "turbo-double": "false", "turbo-pit-ends": "false"}
 
 
 def rlcore_dqn(flags: dict, home: str | None = None) -> dict:

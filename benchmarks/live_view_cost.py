@@ -64,7 +64,7 @@ def cpu_seconds(pattern: str) -> float:
 
 def one_run(store: Store, kind: str, cfg, label: str, port: int, watch=None) -> dict:
     """Launch through the worker; with ``watch`` keep its live view open. CPU shares are over the run's life."""
-    server, browser = rf"streamlit run app\.py.*--server\.port {port}", r"chromium"
+    server, browser = rf"(streamlit run app\.py|ui\.serve).*--server\.port {port}", r"chromium"
     before, start = (cpu_seconds(server), cpu_seconds(browser)), time.monotonic()
     run_id = service.create_run(store, kind, cfg, label)
     launch(store, run_id)
@@ -189,7 +189,7 @@ def synthetic(seconds: float, refresh: str, store: Store, base: str, context, wr
     port = int(base.rsplit(":", 1)[1])
     page = context.new_page()
     page.goto(f"{base}/dqn?run={run_id}&refresh={refresh}")
-    server, browser = rf"streamlit run app\.py.*--server\.port {port}", r"chromium"
+    server, browser = rf"(streamlit run app\.py|ui\.serve).*--server\.port {port}", r"chromium"
     time.sleep(3)
     before, start = (cpu_seconds(server), cpu_seconds(browser)), time.monotonic()
     step = 0

@@ -28,14 +28,17 @@ def free_port() -> int:
 
 
 @contextmanager
-def served_app(rlcore_home: Path, timeout: float = 60.0, env: dict[str, str] | None = None) -> Iterator[str]:
-    """`streamlit run app.py` on a free port over the given store (and extra environment); yields the base URL
-    once healthy. Its log is ``rlcore_home/streamlit.log``."""
+def served_app(rlcore_home: Path, timeout: float = 60.0, env: dict[str, str] | None = None, *,
+               plain: bool = False) -> Iterator[str]:
+    """The dashboard as `make run` serves it (``python -m ui.serve``; ``plain``: as `streamlit run app.py` does) on
+    a free port over the given store (and extra environment); yields the base URL once healthy. Its log is
+    ``rlcore_home/streamlit.log``."""
     port = free_port()
     env = os.environ | {"RLCORE_HOME": str(rlcore_home), "TF_CPP_MIN_LOG_LEVEL": "2"} | (env or {})
     log_path = Path(rlcore_home) / "streamlit.log"
     with log_path.open("w") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+        entry = ["-m", "streamlit", "run", "app.py"] if plain else ["-m", "ui.serve"]
+        proc = subprocess.Popen([sys.executable, *entry, "--server.headless", "true",
                                  "--server.port", str(port), "--server.address", "127.0.0.1",
                                  "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
                                  "--global.developmentMode", "false"], cwd=ROOT, env=env, stdout=log,

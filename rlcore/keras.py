@@ -4,14 +4,12 @@ a run of your own (``rlcore.init``) the callback starts one when fit begins and 
 
 from __future__ import annotations
 
-from rlcore.workloads.script.keras_callback import LabCallback
+from typing import Any
 
 
-class Callback(LabCallback):
-    """``profile``: batches to record with TensorFlow's profiler after ``warmup`` batches; ``name``: the run's name
-    (default: the model's)."""
+def __getattr__(name: str) -> Any:
+    if name == "Callback":  # the class imports Keras: only when asked for
+        from rlcore.runs.own import keras_callback
 
-    def __init__(self, profile: int = 0, warmup: int = 5, name: str = "") -> None:
-        from rlcore.runs.own import init
-
-        super().__init__(profile, warmup, name, start=init)
+        return keras_callback()
+    raise AttributeError(f"module 'rlcore.keras' has no attribute {name!r}")

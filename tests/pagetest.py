@@ -18,12 +18,12 @@ def fixed_device_card(monkeypatch) -> None:
 
 
 def go(at: AppTest, name: str) -> AppTest:
-    """Switch to the page at the app's path ``name`` (run it next): a page file (app_pages/<name>.py) or a workload's
+    """Switch to the page at the app's path ``name`` (run it next): a page file (pages/<name>.py) or a workload's
     page, which the router makes from the registry with no file of its own. AppTest's ``switch_page`` takes only
     files, so a workload's page is chosen as a browser's address does: by its path, which Streamlit hashes into
     the page's identity (streamlit.navigation.page.Page._script_hash)."""
-    if (Path(APP).parent / "app_pages" / f"{name}.py").is_file():
-        return at.switch_page(f"app_pages/{name}.py")
+    if (Path(APP).parent / "pages" / f"{name}.py").is_file():
+        return at.switch_page(f"pages/{name}.py")
     from streamlit.util import calc_hash
 
     at._page_hash = calc_hash(name)

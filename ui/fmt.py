@@ -109,8 +109,10 @@ def headline(h: Headline, value: float | None) -> str:
 
 def field_text(value: Any) -> str:
     """A setting's value as a form's text field holds it, parsed back to the same value: 5000, 0.001, 1e-07 as
-    1e-7, 1234.5; text as it is."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    1e-7, 1234.5; a switch as true or false (as a link writes it); text as it is."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if not isinstance(value, int | float):
         return str(value)
     if isinstance(value, int):
         return str(value)

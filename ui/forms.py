@@ -18,7 +18,7 @@ from typing import Any
 import streamlit as st
 
 from rlcore.contract import workloads
-from rlcore.contract.params import LABEL_MAX, ConfigError, applies, check_text, label_of
+from rlcore.contract.params import FALSE, LABEL_MAX, TRUE, ConfigError, applies, check_text, label_of, parse_bool
 from rlcore.contract.text import number_text
 from ui import fmt
 
@@ -69,9 +69,16 @@ def first_look() -> bool:
 # ---------------------------------------------------------------- link values
 
 
+def is_switch(f: dataclasses.Field) -> bool:
+    """A setting that is on or off: a toggle in the form, true/false in a link."""
+    return f.type in ("bool", bool)
+
+
 def widget_rejection(f: dataclasses.Field, raw: str, options: list[str] | None = None) -> str | None:
     """Why a choice field's widget cannot show a link's text, or None. Numbers and text are typed into text
     fields, which take any text; the form judges them like typed text."""
+    if is_switch(f):
+        return f"{url_key(f)} must be true or false, not {raw[:40]!r}."
     choices = options if options is not None else f.metadata.get("choices")
     if choices is not None and raw not in choices:
         return f"{url_key(f)} must be one of {', '.join(choices)}, not {raw[:40]!r}."
@@ -104,6 +111,11 @@ def check_link(workload: workloads.Workload, no_gpu: str | None) -> None:
         raw = st.query_params.get(url_key(f))
         if raw is None:
             continue
+        if is_switch(f) and raw.strip().lower() in TRUE + FALSE:
+            # A switch's toggle reads only true/false from a link: one made with on/off (before switches) or yes/no
+            # is given to it through session state, as a bound widget requires.
+            st.session_state[url_key(f)] = parse_bool(raw, url_key(f))
+            continue
         why = widget_rejection(f, raw, options.get(f.name))
         if why:
             st.warning(fmt.md(f"{why} The link's value was ignored; the default is shown.", 400))
@@ -121,7 +133,7 @@ def apply_preset(workload: workloads.Workload) -> None:
     implied = {name for values_of in workload.presets.values() for name in values_of}
     for f in dataclasses.fields(workload.config):
         if url_key(f) != workload.preset_param and f.name in implied:
-            st.session_state[url_key(f)] = fmt.field_text(values[f.name])
+            st.session_state[url_key(f)] = values[f.name] if is_switch(f) else fmt.field_text(values[f.name])
 
 
 def link_of(workload: workloads.Workload, preset: str | None, values: Mapping[str, Any],
@@ -253,6 +265,8 @@ def _widget(box: Any, f: dataclasses.Field, defaults: Mapping[str, Any], options
             box.caption(fmt.md(f"{choice} is off on this machine: {why}. A profiled CPU run's Why panel estimates "
                                "what a GPU step would at least pay.", 300))
         return chosen
+    if is_switch(f):
+        return box.toggle(label, value=bool(default), **common)
     if str(f.type) != "str":
         common["help"] += f" {bounds_text(f)}"
     # Text, numbers included: the field holds exactly what was typed and the configuration judges it.

@@ -53,7 +53,7 @@ def open_from_elsewhere(store: Store) -> None:
         st.warning(f"run {run_id} does not exist (it may have been deleted); the Runs page lists every run.")
         return
     # The address's other values go along (a view's refresh, say).
-    st.switch_page(router.page_of(run.kind) or "app_pages/runs.py", query_params=st.query_params.to_dict())
+    st.switch_page(router.page_of(run.kind) or "pages/runs.py", query_params=st.query_params.to_dict())
 
 
 def live_metrics(store: Store, run_id: int) -> pd.DataFrame:
@@ -74,7 +74,7 @@ def show_run(store: Store, run_id: int, page_kind: str | None = None) -> None:
     run = store.get_run(run_id)
     if run is None:
         st.warning(f"run {run_id} does not exist (it may have been deleted); the Runs page lists every run.")
-        st.page_link("app_pages/runs.py", label="All runs", icon=":material/table_rows:")
+        st.page_link("pages/runs.py", label="All runs", icon=":material/table_rows:")
         return
 
     every = None

@@ -69,7 +69,10 @@ def add_config_flags(parser: argparse.ArgumentParser, workload: workloads.Worklo
             meta = f.metadata
             note = "" if group_styles else _style_note(meta.get("styles"))
             default = f.default if f.default != "" else "empty"
-            metavar = None if meta.get("choices") else label_of(f).upper()
+            if isinstance(f.default, bool):  # a switch: --turbo-xla false (on/off read too, as links made before)
+                default = "true" if f.default else "false"
+            metavar = None if meta.get("choices") else "true|false" if isinstance(f.default, bool) \
+                else label_of(f).upper()
             group.add_argument("--" + label_of(f).replace("_", "-"), dest=f.name, default=None,
                                choices=meta.get("choices"), metavar=metavar,
                                help=f"{meta['help']}{note} (default: {default})")

@@ -116,17 +116,15 @@ def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset:
              quiet: bool = False, json_path: Path | None = None, outputs: dict[Any, Path] | None = None) -> int:
     """Train a run in this process with a progress bar, stored like any other from its first step (so the dashboard
     shows it live); then its numbers, verdict and profile on the terminal."""
-    from rlcore.runs import service, worker
+    from rlcore.runs import lifecycle, service, worker
     from rlcore.runs.store import Store
     from rlcore.tracking.capture import PROFILE_DIR
 
     store = Store()
-    try:
-        _, cfg, preset = service.validated(workload.kind, cfg, preset)
-        label = check_text(label, "label", LABEL_MAX) or service.auto_label(workload, cfg, preset)
+    try:  # cfg is validated already (with its preset); the service checks it once more as it stores the run
+        run_id = service.create_run(store, workload.kind, cfg, label, preset=preset, running_pid=os.getpid())
     except ConfigError as e:
         return fail(str(e))
-    run_id = store.insert_run(workload.kind, dataclasses.asdict(cfg), label, preset=preset, running_pid=os.getpid())
     # Before the run's framework starts in this process: its device, threads, XLA cache and capture folder.
     prepare_process(",".join(workloads.devices_of(cfg)), store.home, threads=workloads.threads_of(cfg),
                     profile_dir=store.run_dir(run_id) / PROFILE_DIR)
@@ -137,7 +135,7 @@ def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset:
     except DeviceError as e:
         store.finish(run_id, "failed", error=str(e))
         return fail(str(e))
-    sharing = worker.sharing_sentence(store, run_id)
+    sharing = lifecycle.sharing_sentence(store, run_id)
     if sharing:
         print(f"warning: {sharing}", file=sys.stderr)
     ended = worker.execute(store, run_id, workload, cfg, also=TqdmReporter(workload, enabled=not quiet),

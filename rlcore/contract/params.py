@@ -95,6 +95,10 @@ def _check_field(f: dataclasses.Field, value: Any) -> None:
         if not isinstance(value, str):
             raise ConfigError(f"{label} must be text, not {value!r}.", f.name)
         return  # free text (such as a comma-separated list) is checked by its config's __post_init__
+    if f.type in ("bool", bool):
+        if not isinstance(value, bool):
+            raise ConfigError(f"{label} must be true or false, not {value!r}.", f.name)
+        return
     if meta.get("choices") is not None:
         if value not in meta["choices"]:
             raise ConfigError(f"{label} must be one of {', '.join(meta['choices'])}, not {value!r}.", f.name)
@@ -235,11 +239,26 @@ def int_list(label: str, text: str, hi: int, example: str = "1,100,10000") -> tu
     return tuple(dict.fromkeys(int(p) for p in parts))
 
 
+TRUE, FALSE = ("true", "on", "yes", "1"), ("false", "off", "no", "0")  # on/off: links made before switches
+
+
+def parse_bool(text: str, label: str) -> bool:
+    """A switch written as text: true or false (on/off, yes/no, 1/0 too, any case), or one sentence."""
+    word = text.strip().lower()
+    if word in TRUE:
+        return True
+    if word in FALSE:
+        return False
+    raise ConfigError(f"{label} must be true or false, not {shown(text.strip())}.", label)
+
+
 def _coerce(f: dataclasses.Field, value: Any) -> Any:
     """Turn strings (CLI, URL) into the field's type; leave other values to validation."""
     if not isinstance(value, str) or f.type in ("str", str):
         return value
     try:
+        if f.type in ("bool", bool):
+            return parse_bool(value, label_of(f))
         if f.type in ("int", int):
             return parse_int(value, label_of(f))
         if f.type in ("float", float):

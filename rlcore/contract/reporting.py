@@ -14,7 +14,7 @@ import math
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 # Metric keys, namespaced so a chart is a filter on the prefix.
 LOSS = "train/loss"
@@ -61,6 +61,13 @@ class Reporter(Protocol):
         ...
 
     def on_end(self, summary: dict[str, Any]) -> None: ...
+
+
+@runtime_checkable
+class TakesRows(Protocol):
+    """A reporter that also takes rows sampled beside the training (the machine's cores, memory, GPU)."""
+
+    def add_rows(self, rows: list[Row]) -> None: ...
 
 
 class LossWindow:
@@ -199,7 +206,7 @@ class TeeReporter:
 
     def add_rows(self, rows: list[Row]) -> None:
         for r in self.reporters:
-            if hasattr(r, "add_rows"):
+            if isinstance(r, TakesRows):
                 r.add_rows(rows)
 
     def on_end(self, summary: dict[str, Any]) -> None:

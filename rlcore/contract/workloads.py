@@ -18,8 +18,9 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from rlcore.contract import settings
 from rlcore.contract.params import ConfigError, applies, from_dict, label_of, style_field_of, style_of
@@ -125,6 +126,36 @@ class Output:
 FRAMEWORKS = ("tensorflow", "torch", "jax", "none")
 
 
+class CodeSession(Protocol):
+    """A run of a person's own code in their own process, as ``rlcore.init`` and the Keras callback drive it."""
+
+    @property
+    def stopped(self) -> bool: ...
+
+    def log(self, metrics: dict[str, Any]) -> bool: ...
+
+    def step(self, units: int = 1) -> AbstractContextManager[None]: ...
+
+    def end(self) -> dict[str, Any]: ...
+
+    def finish(self, summary: dict[str, Any]) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class OwnCode:
+    """How a workload runs a person's code in the person's own process (``rlcore.init``, ``rlcore.keras``):
+    ``here(name, profile, warmup)``: the config values of this process's code (its script, argv, folder);
+    ``start(reporter, cfg, profile_dir)``: a session of that code reporting to ``reporter``; ``joined()``: the
+    session this process already runs (a script under ``rlcore profile``), or None; ``label(cfg)``: the run's
+    name; ``keras_callback()``: the Keras callback class (imports Keras)."""
+
+    here: Callable[[str, int, int], dict[str, Any]]
+    start: Callable[[Reporter, Any, str], CodeSession]
+    joined: Callable[[], CodeSession | None]
+    label: Callable[[Any], str]
+    keras_callback: Callable[[], type]
+
+
 @dataclass(frozen=True)
 class Workload:
     kind: str
@@ -158,6 +189,7 @@ class Workload:
     # Runs of this kind are started by the user's own code (a script, rlcore.init), not from a form: ``rlcore
     # profile SCRIPT ARGS`` makes one from the values path, args (a JSON list), cwd, profile, warmup and name.
     from_code: bool = False
+    own_code: OwnCode | None = None  # how it runs code in the person's own process (rlcore.init, the callback)
     # Checks and completes plain values before a run is stored (that a script exists and parses, its hash), with
     # one ConfigError; None: the config's own checks are all.
     prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None
@@ -229,6 +261,14 @@ class _NoSettings:
 
 def _cannot_train(cfg: Any, reporter: Reporter) -> Outcome:
     raise ConfigError("This run's workload is not installed here, so it cannot train.")
+
+
+def code_workload() -> Workload:
+    """The workload that runs a person's own code in their process (it declares ``own_code``), or one sentence."""
+    found = next((w for w in all_workloads() if w.own_code is not None), None)
+    if found is None:
+        raise ConfigError("This lab has no workload that runs your own code.")
+    return found
 
 
 def of_run(kind: str) -> Workload:

@@ -27,8 +27,9 @@ from rlcore.contract.params import ConfigError
 from rlcore.contract.workloads import devices_of, threads_of
 from rlcore.contract.workloads import get as get_workload
 from rlcore.runs import executor
+from rlcore.runs.lifecycle import WAITABLE
 from rlcore.runs.store import ACTIVE, HOST, WORKER_DIED, Store, StoreError
-from rlcore.runs.worker import WAITABLE, execute
+from rlcore.runs.worker import execute
 from rlcore.tracking.capture import PROFILE_DIR
 from rlcore.tracking.machine import prepare_process
 

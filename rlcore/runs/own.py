@@ -11,45 +11,43 @@ Offline, as everything of the lab: the run goes into the store under ``$RLCORE_H
 dashboard shows it live, nothing is sent anywhere. Inside a script that ``rlcore profile`` runs, ``init`` joins that
 script's run instead of starting another. A cancel from the dashboard is heard at the next ``log`` (it answers
 False) and in ``run.stopped``; the code decides how to stop.
+
+The code itself is run by the workload that declares ``own_code`` (the script workload); this module is the front
+door: the store, the run's life (``lifecycle.RunLifecycle``), the process's exit and uncaught exceptions.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
-import json
+import functools
 import os
 import sys
 from collections.abc import Iterator
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from rlcore.contract.params import LABEL_MAX, check_text
+from rlcore.contract import workloads
+from rlcore.contract.workloads import CodeSession, Outcome
+from rlcore.runs import service
+from rlcore.runs.lifecycle import RunLifecycle, StoreSink
 from rlcore.runs.store import Store
-from rlcore.runs.worker import Heartbeat, StoreReporter, shared_machine
 from rlcore.tracking.capture import PROFILE_DIR
-from rlcore.tracking.machine import card_for
-from rlcore.workloads.script import KIND, code_card
-from rlcore.workloads.script import session as sessions
-from rlcore.workloads.script.config import WARMUP, ScriptConfig
 
 
 class OwnRun:
     """Your run. ``log(**metrics)`` records (``loss`` is the run's loss) and answers whether to go on; ``step()``
     marks a step; ``finish()`` ends it (done; ``failed``/``cancelled`` when the code raised or was interrupted)."""
 
-    def __init__(self, session: sessions.Session, *, store: Store | None = None, run_id: int | None = None,
-                 heartbeat: Heartbeat | None = None) -> None:
-        self.session, self.store, self.id, self._heartbeat = session, store, run_id, heartbeat
-        self._owner = store is not None  # this run was started here (not a script's run that init joined)
+    def __init__(self, session: CodeSession, *, life: RunLifecycle | None = None, run_id: int | None = None) -> None:
+        self.session, self.id, self._life = session, run_id, life
         self._pid = os.getpid()
         self._finished = False
 
     @property
     def stopped(self) -> bool:
         """Whether the run was asked to stop (a cancel from the dashboard or the CLI)."""
-        return self.session.run.stopped
+        return self.session.stopped
 
     def _here(self) -> bool:
         return os.getpid() == self._pid and not self._finished  # a forked child reports nothing
@@ -66,20 +64,17 @@ class OwnRun:
             yield
 
     def finish(self, status: str = "done", error: str | None = None) -> None:
-        if not self._here() or not self._owner:
+        if not self._here() or self._life is None:  # a run init joined is its script's to end
             return
         self._finished = True
         try:
-            full = self.session.finish(self.session.end())
+            summary = self.session.finish(self.session.end())
         finally:
-            if self._heartbeat is not None:
-                self._heartbeat.__exit__(None, None, None)
-        if self.stopped and status == "done":
-            status = "cancelled"
+            self._life.stop_beating()
         if status == "done":
-            self.store.finish(self.id, status, summary=full | shared_machine(self.store, self.id))
+            self._life.done(Outcome(summary, stopped=self.stopped))
         else:
-            self.store.finish(self.id, status, error=error)
+            self._life.fail(status, error or status)
         with contextlib.suppress(Exception):
             atexit.unregister(self._at_exit)
 
@@ -92,39 +87,58 @@ class OwnRun:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, *_: object) -> None:
         if kind is None:
             self.finish()
-        elif issubclass(kind, KeyboardInterrupt):
-            self.finish("cancelled", "interrupted (Ctrl-C)")
         else:
-            self.finish("failed", f"{kind.__name__}: {error}" if str(error) else kind.__name__)
+            self.finish(*_ended_by(kind, error))
 
 
-def init(name: str = "", *, profile: int = 0, warmup: int = WARMUP, home: str | Path | None = None) -> OwnRun:
+def _ended_by(kind: type[BaseException], error: BaseException | None) -> tuple[str, str]:
+    if issubclass(kind, KeyboardInterrupt):
+        return "cancelled", "interrupted (Ctrl-C)"
+    return "failed", f"{kind.__name__}: {error}" if str(error) else kind.__name__
+
+
+def init(name: str = "", *, profile: int = 0, warmup: int = 10, home: str | Path | None = None) -> OwnRun:
     """Start a run of this process's own training (or join the one ``rlcore profile`` started for it)."""
-    joined = sessions.active()
+    code = workloads.code_workload()
+    own = code.own_code
+    joined = own.joined()
     if joined is not None:
         return OwnRun(joined)
-    main = getattr(sys.modules.get("__main__"), "__file__", None) or (sys.argv[0] if sys.argv else "")
-    script = str(Path(main).resolve()) if main and Path(main).is_file() else ""
-    cfg = ScriptConfig(path=script, args=json.dumps(sys.argv[1:]), cwd=os.getcwd(), profile=profile, warmup=warmup,
-                       name=name)
-    label = check_text(name, "name", LABEL_MAX) or (Path(script).name if script else "your code")
+    cfg = code.make_config(own.here(name, profile, warmup))
     store = Store(home)
-    run_id = store.insert_run(KIND, asdict(cfg), label, running_pid=os.getpid())
-    store.set_environment(run_id, card_for("tensorflow") | ({"code": code_card(cfg)} if script else {}))
-    reporter = StoreReporter(store, run_id)
-    heartbeat = Heartbeat(store, run_id, reporter, grace=None).__enter__()  # the code decides how to stop
-    session = sessions.Session(reporter, cfg, raise_on_cancel=False,
-                               profile_dir=str(store.run_dir(run_id) / PROFILE_DIR)).start()
-    own = OwnRun(session, store=store, run_id=run_id, heartbeat=heartbeat)
-    atexit.register(own._at_exit)
+    run_id = service.create_run(store, code.kind, cfg, own.label(cfg), running_pid=os.getpid())
+    from rlcore.tracking.machine import card_for
+
+    card = card_for(code.framework(cfg))
+    code_card = code.code(cfg) if code.code else {}
+    life = RunLifecycle(StoreSink(store, run_id), grace=None)  # the code decides how to stop
+    life.start(card | ({"code": code_card} if code_card else {}), already_running=True)
+    life.begin_beating()
+    session = own.start(life.reporter, cfg, str(store.run_dir(run_id) / PROFILE_DIR))
+    run = OwnRun(session, life=life, run_id=run_id)
+    atexit.register(run._at_exit)
     previous = sys.excepthook
 
     def failed(kind: type[BaseException], error: BaseException, trace: Any) -> None:
-        if issubclass(kind, KeyboardInterrupt):
-            own.finish("cancelled", "interrupted (Ctrl-C)")
-        else:
-            own.finish("failed", f"{kind.__name__}: {error}" if str(error) else kind.__name__)
+        run.finish(*_ended_by(kind, error))
         previous(kind, error, trace)
 
     sys.excepthook = failed
-    return own
+    return run
+
+
+@functools.cache
+def keras_callback() -> type:
+    """``rlcore.keras.Callback``: the code workload's Keras callback, which starts a run of its own (``init``)
+    when ``fit`` begins without one."""
+    base = workloads.code_workload().own_code.keras_callback()
+
+    class Callback(base):  # type: ignore[misc, valid-type]
+        """``profile``: batches to record with TensorFlow's profiler after ``warmup`` batches; ``name``: the run's
+        name (default: the script's)."""
+
+        def __init__(self, profile: int = 0, warmup: int = 5, name: str = "") -> None:
+            super().__init__(profile, warmup, name, start=init)
+
+    Callback.__module__ = "rlcore.keras"
+    return Callback

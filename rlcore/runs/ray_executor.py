@@ -31,8 +31,8 @@ from typing import Any
 
 from rlcore.contract import settings, workloads
 from rlcore.contract.params import ConfigError
-from rlcore.contract.reporting import BufferedReporter, DivergedError
 from rlcore.runs.executor import Executor, register
+from rlcore.runs.lifecycle import Ended, RunLifecycle
 from rlcore.runs.store import Store, StoreError
 
 NAMESPACE = "rlcore"
@@ -305,16 +305,29 @@ class Service:
 # ---------------------------------------------------------------- the task
 
 
-class ServiceReporter(BufferedReporter):
-    """The task's Reporter: metric rows to the service (the store's only writer on the head); the reply says
-    whether to stop."""
+class ServiceSink:
+    """A task's life written through the service (the store's only writer on the head): its start, rows and
+    heartbeats as calls whose reply says whether to stop; its end kept here, for the task to return (the service
+    records it from the task's result, which it owns)."""
 
     def __init__(self, ray: Any, service: Any, run_id: int) -> None:
-        super().__init__(REPORT_SECONDS)
         self.ray, self.service, self.run_id = ray, service, run_id
+        self.result: Ended | None = None
 
-    def send(self, rows: list[tuple[int, float, str, float]], progress: float | None, phase: str | None) -> bool:
+    def started(self, environment: dict[str, Any], *, already_running: bool) -> bool:
+        return self.ray.get(self.service.started.remote(self.run_id, environment), timeout=60)
+
+    def report(self, rows: list[tuple[int, float, str, float]], progress: float | None, phase: str | None) -> bool:
         return self.ray.get(self.service.report.remote(self.run_id, rows, progress, phase), timeout=60)
+
+    def heartbeat(self) -> bool:
+        return self.ray.get(self.service.heartbeat.remote(self.run_id), timeout=30)
+
+    def notes(self) -> dict[str, Any]:
+        return {}
+
+    def ended(self, ended: Ended) -> None:
+        self.result = ended
 
 
 def _node(ray: Any) -> dict[str, Any]:
@@ -345,39 +358,21 @@ def _execute(run_id: int, kind: str, config: dict[str, Any], service: Any) -> di
     framework = workload.framework(cfg)
     set_threads(framework, cpus)
     environment = card_for(framework) | {"node": _node(ray)}
-    if not ray.get(service.started.remote(run_id, environment), timeout=60):
+    sink = ServiceSink(ray, service, run_id)
+    # No grace of its own: after a cancel's grace the service cancels the task by force.
+    life = RunLifecycle(sink, grace=None)
+    if not life.start(environment):
         return None
-    reporter = ServiceReporter(ray, service, run_id)
     began = time.time()
-    stop = threading.Event()
+    ended = life.run(lambda reporter: workload.train(cfg, reporter))
+    if ended.status not in ("done", "cancelled") or ended.summary is None:
+        return {"status": ended.status, "error": ended.error}
+    # When the task ended, so the cost of getting its result into the store can be measured.
+    timing = {"task_seconds": time.time() - began, "task_ended": time.time()}
+    from rlcore.tracking.capture import capture_files
 
-    def beat() -> None:
-        while not stop.wait(HEARTBEAT_SECONDS):
-            with contextlib.suppress(Exception):
-                if ray.get(service.heartbeat.remote(run_id), timeout=30):
-                    reporter.cancelled = True
-
-    threading.Thread(target=beat, daemon=True).start()
-    try:
-        outcome = workload.train(cfg, reporter)
-        reporter.flush()  # the machine's last reading
-        status = "cancelled" if outcome.stopped and reporter.cancelled else "done"
-        # When the task ended, so the cost of getting its result into the store can be measured.
-        timing = {"task_seconds": time.time() - began, "task_ended": time.time()}
-        from rlcore.tracking.capture import capture_files
-
-        return {"status": status, "summary": outcome.summary | {"ray": timing},
-                "artifacts": outcome.artifacts | capture_files(capture)}
-    except DivergedError as e:
-        with contextlib.suppress(Exception):
-            reporter.flush()
-        return {"status": "diverged", "error": str(e)}
-    except Exception as e:
-        with contextlib.suppress(Exception):
-            reporter.flush()
-        return {"status": "failed", "error": str(e) or type(e).__name__}
-    finally:
-        stop.set()
+    return {"status": ended.status, "summary": ended.summary | {"ray": timing},
+            "artifacts": (ended.artifacts or {}) | capture_files(capture)}
 
 
 @functools.cache

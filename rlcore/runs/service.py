@@ -28,12 +28,13 @@ def validated(kind: str, config: dict[str, Any] | Any, preset: str | None = None
 
 
 def create_run(store: Store, kind: str, config: dict[str, Any] | Any, label: str = "", *,
-               preset: str | None = None, executor: str = "local") -> int:
-    """Validate the config and label and store a queued run; an invalid one writes nothing. A run without a label
-    gets a name from what sets it apart (its style, preset and changed settings)."""
+               preset: str | None = None, executor: str = "local", running_pid: int | None = None) -> int:
+    """Validate the config and label and store a run, queued (or already running in the process ``running_pid``:
+    the CLI in the foreground, ``rlcore.init``); an invalid one writes nothing. A run without a label gets a name
+    from what sets it apart (its style, preset and changed settings). The one place a run is inserted."""
     workload, cfg, preset = validated(kind, config, preset)
     label = check_text(label, "label", LABEL_MAX) or auto_label(workload, cfg, preset)
-    return store.insert_run(kind, asdict(cfg), label, preset=preset, executor=executor)
+    return store.insert_run(kind, asdict(cfg), label, preset=preset, executor=executor, running_pid=running_pid)
 
 
 def auto_label(workload: Workload, cfg: Any, preset: str | None) -> str:

@@ -131,6 +131,7 @@ MIGRATIONS.append("""
 
 
 MIGRATIONS.append(lambda db: _upgrade_configs(db, 7))  # the threads setting: runs before it ran with the default
+MIGRATIONS.append(lambda db: _upgrade_configs(db, 8))  # on/off settings became booleans
 
 
 class StoreError(RuntimeError):
@@ -143,7 +144,7 @@ class StoreError(RuntimeError):
 
 
 FULL_BELOW_BYTES = 1 << 20
-ROOM_FOR_A_RUN_BYTES = 2 << 20  # a run's reserve (a megabyte, runs.worker.SpaceReserve) and its first rows
+ROOM_FOR_A_RUN_BYTES = 2 << 20  # a run's reserve (a megabyte, runs.lifecycle.SpaceReserve) and its first rows
 
 
 def storage_fault(error: BaseException, path: Path | None = None) -> str:

@@ -38,6 +38,7 @@ from rlcore.contract.reporting import (
     Record,
     Reporter,
     RunInfo,
+    TakesRows,
 )
 from rlcore.tracking import capture, system_metrics
 
@@ -116,9 +117,8 @@ class TrainingRun:
         self._paused_at: float | None = None
         self._last_step_end: float | None = None
         self._compiled_before_start = 0.0  # compile time spent before the clock (re)started
-        has_rows = hasattr(self.reporter, "add_rows")
         self._sampler: Any = (system_metrics.sampler(self._sampled, lambda: self.steps)
-                              if sample_system and has_rows else system_metrics.NoSampler())
+                              if sample_system and isinstance(self.reporter, TakesRows) else system_metrics.NoSampler())
 
     # ------------------------------------------------------------ the clock
 
@@ -328,4 +328,5 @@ class TrainingRun:
                                                 steps_per_marker=steps_per_marker, facts=facts))
 
     def _sampled(self, rows: list[tuple[int, float, str, float]]) -> None:
-        self.reporter.add_rows(rows)  # type: ignore[attr-defined]
+        if isinstance(self.reporter, TakesRows):
+            self.reporter.add_rows(rows)

@@ -74,6 +74,55 @@ def _type(page: Page, name: str, text: str) -> None:
     wait_for_app(page)
 
 
+def test_a_fresh_server_s_first_visit_to_any_address_is_the_router_s_page(server, browser, home):
+    """The first request this module's fresh server takes (keep this test first). Streamlit treats pages/ the old way
+    until a run calls st.navigation: a first visit to /dqn said "Page not found", one to /runs?run=ID ran
+    pages/runs.py alone (a menu of file names: app, home, runs...). Served as `make run` serves it, the router runs
+    first; served by a plain `streamlit run app.py`, the page file hands the run to the router."""
+    store = Store(home)
+    run_id = service.create_run(store, "dqn", {"epochs": 40, "exec_mode": "graph"}, label="the first visit")
+    store.finish(run_id, "done", summary={"win_rate": 0.5, "steps_per_second": 300.0, "train_seconds": 2.0})
+
+    def routed(page: Page, heading: re.Pattern) -> None:
+        expect(page.get_by_role("heading", name=heading)).to_be_visible()
+        nav = page.get_by_test_id("stSidebarNav")
+        expect(nav.get_by_text("Your code", exact=True)).to_be_visible()
+        for file_name in ("app", "workload"):
+            expect(nav.get_by_text(file_name, exact=True)).to_have_count(0)
+        page.wait_for_timeout(500)
+        expect(page.get_by_text("Page not found")).to_have_count(0)
+
+    page = _page(browser, f"{server}/dqn?run={run_id}")
+    routed(page, re.compile(rf"^Run {run_id}: the first visit"))
+    with served_app(home, plain=True) as plain:
+        page = _page(browser, f"{plain}/runs?run={run_id}")
+        routed(page, re.compile(rf"^Run {run_id}: the first visit"))
+        assert page.url.endswith(f"?run={run_id}"), page.url
+
+
+def test_a_switch_is_a_toggle_bound_to_the_link_and_an_old_on_off_link_still_opens(server, browser, home):
+    """turbo's switches are booleans: a toggle, true/false in the link; a link written with on/off before opens
+    with the same setting, and Launch queues a boolean."""
+    store = Store(home)
+    page = _page(browser, f"{server}/dqn?exec=turbo&turbo_xla=off")
+    page.get_by_text("More settings").first.click()
+    switch = page.get_by_test_id("stCheckbox").filter(has_text="turbo xla").locator("input")
+    expect(switch).not_to_be_checked()
+    switch.click(force=True)
+    wait_for_app(page)
+    expect(switch).to_be_checked()
+    switch.click(force=True)
+    wait_for_app(page)
+    expect(switch).not_to_be_checked()
+    expect(page).to_have_url(re.compile(r"[?&]turbo_xla=false\b"))
+    before = {r.id for r in store.list_runs()}
+    page.get_by_role("button", name="Launch", exact=True).click()
+    expect(page).to_have_url(re.compile(r"[?&]run=\d+"), timeout=30_000)
+    (new,) = [r for r in store.list_runs() if r.id not in before]
+    store.request_cancel(new.id)
+    assert new.config["turbo_xla"] is False
+
+
 @pytest.mark.parametrize("form", list(TYPED))
 def test_what_is_typed_into_a_number_is_what_launch_queues_or_a_sentence_and_nothing(server, browser, home, form):
     store = Store(home)

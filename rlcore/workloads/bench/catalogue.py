@@ -1,6 +1,6 @@
-"""The benchmark lab's catalogue: every suite of patterns it can time (``dqn-act``: picking an action; ``hjb-step``:
-one HJB training step; ...), each suite declared by the workload it measures (``bench_patterns`` in that package:
-the patterns, their why, how to build one call). Plain data at import: the dashboard lists patterns and their why
+"""The benchmark lab's catalogue: every suite of patterns it can time (picking a DQN action, one HJB training step,
+...), each suite declared by the workload it measures (``contract.suites``: the patterns, their why, how to build
+one call), never imported from that workload by name. Plain data at import: the dashboard lists patterns and their why
 without TensorFlow.
 """
 
@@ -9,36 +9,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import ModuleType
 
-from rlcore.workloads.dqn import bench_patterns as dqn_patterns
-from rlcore.workloads.hjb import bench_patterns as hjb_patterns
+from rlcore.contract.suites import MissingFramework, Suite, all_suites
 
+__all__ = ["SUITES", "MissingFramework", "Pattern", "Suite", "is_pattern", "k_steps", "pattern"]
 Call = Callable[[], object]
-MissingFramework = hjb_patterns.MissingFramework
-
-
-@dataclass(frozen=True)
-class Suite:
-    """A family of patterns: one kind of call (an action, a training step), timed in several ways."""
-
-    name: str
-    description: str
-    patterns: tuple[str, ...]  # a kN pattern is written with the letters kN: graph-kN means graph-k100 and so on
-    defaults: dict[str, str]  # patterns, batch and width when the bench leaves them empty
-    k_steps: re.Pattern[str] | None  # the names of its N-steps-per-call patterns
-    why: dict[str, str]  # per pattern (kN ones under "graph-k"): why it is as fast as it is
-    source: ModuleType  # the workload's module that builds one call
-
-
-def _suites(module: ModuleType) -> dict[str, Suite]:
-    return {name: Suite(name, module.DESCRIPTIONS[name], patterns, module.DEFAULTS[name],
-                        re.compile(module.K_STEPS[name]) if name in module.K_STEPS else None,
-                        {p: text for (suite, p), text in module.WHY.items() if suite == name}, module)
-            for name, patterns in module.PATTERNS.items()}
-
-
-SUITES: dict[str, Suite] = {**_suites(dqn_patterns), **_suites(hjb_patterns)}
+SUITES: dict[str, Suite] = all_suites()
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rlcore.contract import frameworks
+from rlcore.contract import frameworks, suites
 from rlcore.contract.reporting import LOSS, PHASE_PREFIX
 from rlcore.contract.text import percent_text
 from rlcore.contract.workloads import Artifact, Chart, Headline, Outcome, Output, Reporter, Verdict, Workload, register
+from rlcore.workloads.dqn import bench_patterns
 from rlcore.workloads.dqn.config import TF_STYLES, DQNConfig, Style
 from rlcore.workloads.dqn.metrics import ENV_STEPS_PER_S, EPSILON, GAMES, WIN_RATE
 from rlcore.workloads.dqn.upgrades import UPGRADES
@@ -106,3 +107,4 @@ WORKLOAD = register(Workload(
                Artifact("replays.json", "data", "seeded games the trained agent played")),
     upgrades=UPGRADES,
 ))
+suites.register_module(bench_patterns)  # its calls the benchmark lab times

@@ -131,13 +131,11 @@ class DQNConfig:
                                  styles=TURBO, group="Turbo")
     turbo_eps_steps: int = param(200, "Collected steps over which exploration decays linearly.", lo=0,
                                  hi=100_000_000, advanced=True, styles=TURBO, group="Turbo")
-    turbo_pit_ends: str = param("on", "A fall into the pit ends the value (done), as in most DQNs; the book "
-                                "marks only the goal as done.", choices=("on", "off"), advanced=True,
-                                styles=TURBO, group="Turbo")
-    turbo_double: str = param("on", "Double DQN targets (the online net picks, the target net values).",
-                              choices=("on", "off"), advanced=True, styles=TURBO, group="Turbo")
-    turbo_xla: str = param("on", "Compile the loop with XLA.", choices=("on", "off"), advanced=True,
-                           styles=TURBO, group="Turbo")
+    turbo_pit_ends: bool = param(True, "A fall into the pit ends the value (done), as in most DQNs; the book "
+                                 "marks only the goal as done.", advanced=True, styles=TURBO, group="Turbo")
+    turbo_double: bool = param(True, "Double DQN targets (the online net picks, the target net values).",
+                               advanced=True, styles=TURBO, group="Turbo")
+    turbo_xla: bool = param(True, "Compile the loop with XLA.", advanced=True, styles=TURBO, group="Turbo")
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -191,7 +189,7 @@ class TurboSettings:
     eps_start: float
     eps_end: float
     eps_steps: int
-    pit_ends: str
-    double: str
-    xla: str
+    pit_ends: bool
+    double: bool
+    xla: bool
 

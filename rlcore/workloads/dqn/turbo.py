@@ -85,7 +85,7 @@ class TurboAgent:
         self.games = tf.Variable(0, dtype=tf.int64)
         self.online_layers = self._dense_layers(self.online)
         self.target_layers = self._dense_layers(self.target)
-        self.chunk = tf.function(self._chunk, jit_compile=cfg.turbo.xla == "on", autograph=False)
+        self.chunk = tf.function(self._chunk, jit_compile=cfg.turbo.xla, autograph=False)
         self.q_values_fn = tf.function(lambda s: self.online(s, training=False), input_signature=[STATES])
 
     @staticmethod
@@ -127,7 +127,7 @@ class TurboAgent:
         # The book marks only the goal as terminal (a pit bootstraps from the board it fell into); by default
         # turbo ends the value at the pit too, the usual DQN target. The move cap is a time limit, not terminal.
         over = tf.not_equal(rewards, gw.REWARD_STEP)
-        terminal = over if cfg.turbo.pit_ends == "on" else won
+        terminal = over if cfg.turbo.pit_ends else won
         ended = over | (moves >= cfg.max_moves)
 
         slots = (self.mem_next + tf.range(n)) % cfg.turbo.memory
@@ -156,7 +156,7 @@ class TurboAgent:
             # One online pass over s1 and s2 together; only the s1 half reaches the loss's gradient.
             q_online = self._q(self.online_layers, states)
             q1 = tf.gather(q_online[:b], a, batch_dims=1)
-            if cfg.turbo.double == "on":
+            if cfg.turbo.double:
                 a2 = tf.argmax(q_online[b:], axis=1, output_type=tf.int32)
                 q2 = tf.gather(q2_target, a2, batch_dims=1)
             else:
@@ -213,7 +213,7 @@ def train(cfg: DQNConfig, reporter: Reporter | None = None) -> TurboResult:
                                   PHASE_PREFIX + PHASE_COMPILE: run.compile_seconds,
                                   PHASE_PREFIX + PHASE_IN_GRAPH: run.train_seconds})
         run.start(COMPILING)
-        cache = xla_cache_dir() if cfg.turbo.xla == "on" else None
+        cache = xla_cache_dir() if cfg.turbo.xla else None
         cached_before = xla_cache_snapshot(cache)
         with run.step(units=0, compiles=True):
             agent.chunk(tf.constant(0))  # traces and compiles the whole loop without moving

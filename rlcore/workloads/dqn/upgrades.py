@@ -21,4 +21,15 @@ def threads_as_run(config: dict[str, Any]) -> dict[str, Any]:
     return config
 
 
-UPGRADES = {4: honest_budget, 7: threads_as_run}
+SWITCHES = ("turbo_pit_ends", "turbo_double", "turbo_xla")
+
+
+def switches_as_booleans(config: dict[str, Any]) -> dict[str, Any]:
+    """Store version 8: turbo's on/off settings became true/false."""
+    for name in SWITCHES:
+        if config.get(name) in ("on", "off"):
+            config[name] = config[name] == "on"
+    return config
+
+
+UPGRADES = {4: honest_budget, 7: threads_as_run, 8: switches_as_booleans}

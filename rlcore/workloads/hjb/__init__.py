@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from rlcore.contract import suites
 from rlcore.contract.reporting import LOSS, STEPS_PER_S
 from rlcore.contract.text import percent_text
 from rlcore.contract.workloads import Chart, Headline, Outcome, Reporter, Verdict, Workload, register
+from rlcore.workloads.hjb import bench_patterns
 from rlcore.workloads.hjb.config import HJB_PRESETS, HJBConfig
 from rlcore.workloads.hjb.metrics import MAX_ABS_RESIDUAL, MAX_REL_ERR_C, MAX_REL_ERR_V
 from rlcore.workloads.hjb.upgrades import UPGRADES
@@ -80,3 +82,4 @@ WORKLOAD = register(Workload(
               "value V and for consumption c. Both within 1% is converged, within 10% rough; a network that found "
               "the residual's spurious V ≈ 0 solution is not converged whatever its loss.",
 ))
+suites.register_module(bench_patterns)  # its calls the benchmark lab times

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rlcore.contract import frameworks
+from rlcore.contract.suites import MissingFramework
 
 STEP, FRAMEWORKS = "hjb-step", "framework-step"
 PATTERNS: dict[str, tuple[str, ...]] = {
@@ -67,10 +68,6 @@ WHY = {
 NEEDS = {"tf": None, "torch": "torch", "jax": "jax"}  # a framework-step pattern's prefix: the framework it needs
 
 Call = Callable[[], object]
-
-
-class MissingFramework(RuntimeError):
-    """A cell's framework is not installed: the cell is named with the install line, not measured."""
 
 
 def build(suite: str, name: str, batch: int, width: int, seed: int, steps_per_call: int = 1) -> Call:

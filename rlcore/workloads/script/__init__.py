@@ -15,7 +15,8 @@ from rlcore.contract import profile_text
 from rlcore.contract.profile import of_summary
 from rlcore.contract.reporting import LOSS, PHASE_PREFIX, SAMPLES_PER_S, STEPS_PER_S
 from rlcore.contract.text import amount_text, seconds_text
-from rlcore.contract.workloads import Chart, Headline, Outcome, Reporter, Verdict, Workload, register
+from rlcore.contract.workloads import Chart, Headline, Outcome, OwnCode, Reporter, Verdict, Workload, register
+from rlcore.workloads.script import own
 from rlcore.workloads.script.config import ScriptConfig
 
 KIND = "script"
@@ -79,9 +80,10 @@ def prepare(values: dict[str, Any]) -> dict[str, Any]:
 
 
 def code_card(cfg: ScriptConfig) -> dict[str, Any]:
+    """Which code ran (none to name for code without a script file: ``python -c``)."""
     from rlcore.workloads.script.code import card
 
-    return card(cfg.path, cfg.argv, cfg.cwd or os.getcwd())
+    return card(cfg.path, cfg.argv, cfg.cwd or os.getcwd()) if cfg.path else {}
 
 
 WORKLOAD = register(Workload(
@@ -100,4 +102,6 @@ WORKLOAD = register(Workload(
             Chart("", "what your code logged", kind="auto"),
             Chart(PHASE_PREFIX, "where the time goes", kind="phases")),
     code=code_card, prepare=prepare,
+    own_code=OwnCode(here=own.here, start=own.start, joined=own.joined, label=own.label,
+                     keras_callback=own.keras_callback),
 ))

@@ -54,6 +54,11 @@ class Session:
 
     # ------------------------------------------------------------ lifecycle
 
+    @property
+    def stopped(self) -> bool:
+        """Whether the run was asked to stop (a cancel from the dashboard or the CLI)."""
+        return self.run.stopped
+
     def start(self) -> Session:
         self.run.start(TRAINING)
         self.auto.install()

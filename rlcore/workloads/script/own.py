@@ -1,0 +1,49 @@
+"""What the script workload gives ``rlcore.init`` and ``rlcore.keras.Callback``: this process's own code as a
+config (the script of ``__main__``, its arguments and folder), a session of it, and the run's name. The store and
+the run's life are the front door's (``rlcore.runs.own``); nothing here knows where the records go."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from rlcore.contract.params import LABEL_MAX, check_text
+from rlcore.contract.reporting import Reporter
+from rlcore.workloads.script.config import ScriptConfig
+
+UNNAMED = "your code"
+
+
+def here(name: str, profile: int, warmup: int) -> dict[str, Any]:
+    """This process's code as a run's config values: the script ``__main__`` runs (none for ``python -c``), its
+    arguments, the folder it runs in."""
+    main = getattr(sys.modules.get("__main__"), "__file__", None) or (sys.argv[0] if sys.argv else "")
+    script = str(Path(main).resolve()) if main and Path(main).is_file() else ""
+    check_text(name, "name", LABEL_MAX)
+    return {"path": script, "args": json.dumps(sys.argv[1:]), "cwd": os.getcwd(), "profile": profile,
+            "warmup": warmup, "name": name}
+
+
+def start(reporter: Reporter, cfg: ScriptConfig, profile_dir: str) -> Any:
+    from rlcore.workloads.script.session import Session
+
+    return Session(reporter, cfg, raise_on_cancel=False, profile_dir=profile_dir).start()
+
+
+def joined() -> Any:
+    from rlcore.workloads.script import session
+
+    return session.active()
+
+
+def label(cfg: ScriptConfig) -> str:
+    return cfg.name.strip() or (Path(cfg.path).name if cfg.path else UNNAMED)
+
+
+def keras_callback() -> type:
+    from rlcore.workloads.script.keras_callback import LabCallback
+
+    return LabCallback
