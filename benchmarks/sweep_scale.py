@@ -85,6 +85,9 @@ def server_seconds(home: str, page: str, query: dict[str, str]) -> float:
     """One script run of a page in AppTest (the server's share of a render, without the browser)."""
     from streamlit.testing.v1 import AppTest
 
+    sys.path.insert(0, str(ROOT / "tests"))
+    import pagetest  # noqa: F401  (AppTest runs the app as `make run` serves it: the router first)
+
     os.environ["RLCORE_HOME"] = home
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     for k, v in query.items():

@@ -4,8 +4,27 @@ import json
 import re
 from pathlib import Path
 
+from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
+
+def _router_first() -> None:
+    """AppTest runs the app as `make run` serves it (ui.serve): every path the router's from the first run. AppTest
+    sets up a fresh PagesManager per run, which would read pages/ the old way (folder routing) each time; a plain
+    `streamlit run app.py`'s first visit is tested in Chromium (tests/e2e/test_find_your_way.py)."""
+    made = PagesManager.__init__
+    if getattr(made, "router_first", False):
+        return
+
+    def __init__(self, *args, **kwargs):
+        made(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    __init__.router_first = True
+    PagesManager.__init__ = __init__
+
+
+_router_first()
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 CARD = {"cpu": "Test CPU", "cores": 2, "gpus": [], "tensorflow": "2.21.0"}
 

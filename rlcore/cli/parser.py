@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from typing import Any
 
 from rlcore.cli.common import (
     Parser,
@@ -21,26 +22,40 @@ def build_parser() -> argparse.ArgumentParser:
     # sentence when a run is queued, never as a traceback while the flags are made.
     engines = [name for name, _ in executors.EXECUTORS.items()]
     forms = [w for w in workloads.all_workloads() if not w.from_code]
-
     for workload in forms:
-        cmd = sub.add_parser(workload.kind, help=workload.title, description=workload.description)
-        fields = {f.name for f in dataclasses.fields(workload.config)}
-        if workload.presets and workload.preset_param not in fields:
-            cmd.add_argument(f"--{workload.preset_param}", choices=list(workload.presets),
-                             default=workload.default_preset,
-                             help=f"named defaults; explicit flags override them (default: {workload.default_preset})")
-        add_config_flags(cmd, workload)
-        out = cmd.add_argument_group("Output")
-        out.add_argument("--json", metavar="FILE", help="write the result as JSON here (default: none)")
-        for output in workload.outputs:
-            out.add_argument(output.flag, metavar="FILE" + output.suffix, help=f"{output.help} (default: none)")
-        out.add_argument("--quiet", action="store_true", help="no progress bar (default: off)")
-        out.add_argument("--detach", action="store_true",
-                         help="queue the run for a background worker and print its id (default: run here)")
-        out.add_argument("--label", default="", help="a name for the stored run (default: made from its settings)")
-        out.add_argument("--executor", choices=engines, default=None,
-                         help="with --detach: where the run executes (default: $RLCORE_EXECUTOR, else local)")
+        _workload_command(sub, workload, engines)
+    _profile_command(sub, engines)
+    kinds = [w.kind for w in forms]
+    _sweep_commands(sub, kinds, engines)
+    _runs_command(sub)
+    _machine_commands(sub)
+    for name in (*kinds, "profile", "sweep", "devices", "cluster"):
+        sub.choices[name].add_argument("--verbose", action="store_true",
+                                       help="show TensorFlow's own log lines on stderr (default: hidden)")
+    return parser
 
+
+def _workload_command(sub: Any, workload: workloads.Workload, engines: list[str]) -> None:
+    cmd = sub.add_parser(workload.kind, help=workload.title, description=workload.description)
+    fields = {f.name for f in dataclasses.fields(workload.config)}
+    if workload.presets and workload.preset_param not in fields:
+        cmd.add_argument(f"--{workload.preset_param}", choices=list(workload.presets),
+                         default=workload.default_preset,
+                         help=f"named defaults; explicit flags override them (default: {workload.default_preset})")
+    add_config_flags(cmd, workload)
+    out = cmd.add_argument_group("Output")
+    out.add_argument("--json", metavar="FILE", help="write the result as JSON here (default: none)")
+    for output in workload.outputs:
+        out.add_argument(output.flag, metavar="FILE" + output.suffix, help=f"{output.help} (default: none)")
+    out.add_argument("--quiet", action="store_true", help="no progress bar (default: off)")
+    out.add_argument("--detach", action="store_true",
+                     help="queue the run for a background worker and print its id (default: run here)")
+    out.add_argument("--label", default="", help="a name for the stored run (default: made from its settings)")
+    out.add_argument("--executor", choices=engines, default=None,
+                     help="with --detach: where the run executes (default: $RLCORE_EXECUTOR, else local)")
+
+
+def _profile_command(sub: Any, engines: list[str]) -> None:
     own = sub.add_parser(
         "profile", help="run your own script under the lab: its steps, speed and why it is slow",
         description="Runs SCRIPT as `python SCRIPT ARGS` would (its __main__, its argv, this folder as its working "
@@ -64,7 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     own.add_argument("program", metavar="SCRIPT", help="your script, run as python SCRIPT would run it")
     own.add_argument("args", nargs=argparse.REMAINDER, help="its own arguments")
 
-    kinds = [w.kind for w in forms]
+
+def _sweep_commands(sub: Any, kinds: list[str], engines: list[str]) -> None:
     sweep = sub.add_parser(
         "sweep", help="run a grid or random search over settings x seeds, and say which setting wins",
         description="A sweep is one workload, fixed values (--set), value lists whose product is the grid (--grid), "
@@ -103,6 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
     for name, text in (("cancel", "cancel every live member"), ("delete", "delete the sweep and its runs")):
         sweeps_sub.add_parser(name, help=text).add_argument("id")
 
+
+def _runs_command(sub: Any) -> None:
     runs = sub.add_parser("runs", help="list, show, export, cancel, label or delete stored runs ($RLCORE_HOME)")
     runs_sub = runs.add_subparsers(dest="runs_command", required=True, parser_class=Parser)
     runs_list = runs_sub.add_parser("list", help="every run, newest first")
@@ -123,6 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.add_argument("id")
         cmd.add_argument("text")
 
+
+def _machine_commands(sub: Any) -> None:
     sub.add_parser("operator-hash", help="ask for an operator passphrase and print the hash line the dashboard needs",
                    description="Reads a passphrase (twice at a terminal, one line from a pipe) and prints the line "
                                "to set (RLCORE_OPERATOR_HASH=...) or to paste into .streamlit/secrets.toml. The "
@@ -134,9 +154,3 @@ def build_parser() -> argparse.ArgumentParser:
 
     devices = sub.add_parser("devices", help="show the CPU, GPUs and TensorFlow version this machine offers")
     devices.add_argument("--json", action="store_true", help="print JSON instead of text (default: off)")
-    for name in (*kinds, "profile", "sweep", "devices", "cluster"):
-        sub.choices[name].add_argument("--verbose", action="store_true",
-                                       help="show TensorFlow's own log lines on stderr (default: hidden)")
-    return parser
-
-

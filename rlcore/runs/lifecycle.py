@@ -220,7 +220,10 @@ class StoreSink:
     def ended(self, ended: Ended) -> None:
         try:
             if ended.artifacts:
-                self._patiently(lambda: self.store.save_artifacts(self.run_id, ended.artifacts or {}))
+                try:  # the run's files first: a disk too full for them fails the run with that cause
+                    self.store.save_artifacts(self.run_id, ended.artifacts)
+                except StoreError as e:
+                    ended = Ended("failed", error=str(e))
             self._patiently(lambda: self.store.finish(self.run_id, ended.status, summary=ended.summary,
                                                        error=ended.error))
         finally:

@@ -79,10 +79,11 @@ def _valid_value(name, key):
 def _form_values(at, workload):
     """What the widgets show, by field name, for the fields rendered (the others keep their defaults)."""
     values = {}
-    by_key = {w.key: w.value for kind in ("selectbox", "text_input") for w in getattr(at, kind)}
+    by_key = {w.key: w.value for kind in ("selectbox", "text_input", "toggle") for w in getattr(at, kind)}
     for f in dataclasses.fields(workload.config):
-        if label_of(f) in by_key:
-            values[f.name] = by_key[label_of(f)]
+        if label_of(f) in by_key:  # a switch's toggle as its link writes it (true/false)
+            value = by_key[label_of(f)]
+            values[f.name] = fmt.field_text(value) if isinstance(value, bool) else value
     return values
 
 

@@ -63,7 +63,7 @@ def test_in_graph_adam_takes_the_same_steps_as_keras_adam():
 
 
 SMALL = {"exec_mode": "turbo", "turbo_games": 32, "turbo_batch": 32, "turbo_memory": 2048, "turbo_chunk": 5,
-         "turbo_xla": "off", "test_games": 100}
+         "turbo_xla": False, "test_games": 100}
 
 
 def test_same_seed_same_chunks_same_weights():
@@ -127,7 +127,7 @@ def test_turbo_settings_are_checked_in_one_sentence():
     with pytest.raises(ConfigError, match="turbo_double must be true or false, not 'maybe'"):
         DQNConfig(exec_mode="turbo", turbo_double="maybe")
     # Switches are booleans; a link or a sweep written with on/off (before switches) reads the same.
-    assert DQNConfig(exec_mode="turbo", turbo_double="off").turbo_double is False
+    assert from_dict(DQNConfig, {"exec_mode": "turbo", "turbo_double": "off"}).turbo_double is False
     assert from_dict(DQNConfig, {"exec_mode": "turbo", "turbo_xla": "true"}).turbo_xla is True
 
 
