@@ -11,6 +11,7 @@ import streamlit as st
 
 from rlcore.contract import workloads
 from rlcore.contract.params import ConfigError, parse_id
+from rlcore.runs import history
 from rlcore.runs.store import Run, Store, StoreError
 from ui import access, charts, extras, fmt, forms, plotly_live, router, share, views, why
 
@@ -226,6 +227,9 @@ def _finished(store: Store, run: Run, metrics: pd.DataFrame, page_kind: str | No
     shared = (run.summary or {}).get("shared_machine")
     if isinstance(shared, dict) and shared.get("sentence"):
         st.warning(fmt.md(shared["sentence"], 400), icon=":material/group:")
+    since = history.since_sentence(run, store.list_runs())
+    if since:
+        st.info(fmt.md(since, 400), icon=":material/history:")
     why.panel(store, run)
     why.machine(run, metrics)
     special = extras.of(run.kind).finished

@@ -355,8 +355,8 @@ def comparison_sentence(runs: list[Run]) -> str | None:
     times = [r.summary.get("train_seconds") for r in done]
     apart_from_style = [{k: v for k, v in r.config.items() if k != style} for r in done]
     if other and ratio >= NOISE_RATIO:
-        sentence += f" They differ in {', '.join(other[:4])}{' and more' if len(other) > 4 else ''} too, not only " \
-                    "in style."
+        differ = f"{', '.join(other[:4])}{' and more' if len(other) > 4 else ''}"
+        sentence += f" They differ in {differ} too, not only in style." if style else f" They differ in {differ}."
     elif all(c == apart_from_style[0] for c in apart_from_style) and all(times):
         quick, slow_r = min(done, key=lambda r: r.summary["train_seconds"]), max(
             done, key=lambda r: r.summary["train_seconds"])
@@ -410,6 +410,13 @@ def where_lines(found: Iterable[Finding]) -> str:
     blocks = [f"{f.title}:\n" + "\n".join(f"  {profile_text.where_line(w)}" for w in f.where)
               for f in found if f.where]
     return "\n".join(blocks)
+
+
+def tries_table(tries: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """Fixes tried on a run's code: the change, its run, its status, its speed against the run's, the loss."""
+    rows = [{"the change": t["change"], "run": f"runs?run={t['run_id']}", "status": t["status"],
+             "speed": f"{t['ratio']:,.2f}x" if t.get("ratio") else "–", "loss": t.get("loss") or "–"} for t in tries]
+    return pd.DataFrame(rows, columns=["the change", "run", "status", "speed", "loss"])
 
 
 def top_ops_table(profile: Profile) -> pd.DataFrame:

@@ -11,8 +11,10 @@ import pandas as pd
 import streamlit as st
 
 from rlcore.contract import profile_text
-from rlcore.contract.profile import of_summary
-from rlcore.runs.store import Run, Store
+from rlcore.contract.params import ConfigError
+from rlcore.contract.profile import Profile, of_summary
+from rlcore.runs import executor, history, service
+from rlcore.runs.store import Run, Store, StoreError
 from rlcore.tracking import system_metrics
 from ui import access, charts, fmt, queueing, views
 
@@ -35,7 +37,7 @@ def panel(store: Store, run: Run) -> None:
         where = views.where_lines(profile.findings)
         if where:
             st.code(where, language=None)
-        st.caption(fmt.md(f"TensorFlow's own reading: {profile_text.reading(profile)}", 600))
+        st.caption(fmt.md(f"What TensorFlow recorded: {profile_text.reading(profile)}", 600))
     else:
         st.info(fmt.md(profile_text.sentence(profile), 600), icon=":material/troubleshoot:")
     numbers = views.profile_numbers(profile)
@@ -53,7 +55,38 @@ def panel(store: Store, run: Run) -> None:
         with st.expander("On a GPU" + ("" if gpu.measured else " (an estimate: not measured here)")):
             st.markdown(fmt.md(profile_text.gpu_sentence(gpu), 600))
             st.caption("Where its numbers come from: " + "; ".join(gpu.sources))
+    _tries(store, run, profile)
     _capture(store, run)
+
+
+def _tries(store: Store, run: Run, profile: Profile) -> None:
+    """The fixes the lab can apply without an edit, tried on the run's code: a button that queues one run each
+    (the same code and steps, one change), then what each measured beside the run."""
+    fixes = list(dict.fromkeys(f.try_fix for f in profile.findings if f.try_fix))
+    tries = history.tries_of(store, run)
+    if (not fixes and not tries) or history.TRY_OF not in run.config:
+        return
+    if tries:
+        st.markdown("**Tried**, the same code and steps with one change each:")
+        st.dataframe(views.tries_table(tries), hide_index=True, width="content", column_config={
+            "run": st.column_config.LinkColumn("run", display_text=r"runs\?run=(\d+)")})
+    untried = [name for name in fixes if name not in {t["fix"] for t in tries}]
+    if not untried or not access.is_operator():
+        return
+    if st.button("Try the fixes", key=f"try_fixes_{run.id}", icon=":material/science:",
+                 help="Queues the run's code again once per fix named above that the lab can apply without an edit ("
+                      + ", ".join(untried) + "), each a run of its own linked to this one; their speed then stands "
+                      "here beside this run's.") and access.require_operator("launch runs"):
+        try:
+            ids = [service.create_run(store, run.kind, dict(run.config) | {"fix": name, history.TRY_OF: run.id,
+                                                                           "profile": 0},
+                                      f"{run.label} + {name}"[:200], executor=executor.current())
+                   for name in untried]
+        except (ConfigError, StoreError) as e:
+            st.error(fmt.md(str(e), 400))
+            return
+        executor.submit(store, ids)
+        st.rerun()
 
 
 def _capture(store: Store, run: Run) -> None:

@@ -71,6 +71,13 @@ def _profile_command(sub: Any, engines: list[str]) -> None:
     own.add_argument("--warmup", default="10", metavar="W",
                      help="training steps before the recorded ones: the first trace and compile (default: 10)")
     own.add_argument("--name", default="", help="a name for the stored run (default: the script's file name)")
+    own.add_argument("--try-fixes", action="store_true",
+                     help="then run the script again once per fix its findings name that the lab can apply without "
+                          "an edit (steps_per_execution, jit_compile, reduce_retracing, the model called instead of "
+                          "model.predict, a parallel map and prefetch), and say what each one measured")
+    own.add_argument("--fix", default="", metavar="NAME",
+                     help="run the script with one such fix applied (as --try-fixes does; default: none)")
+    own.add_argument("--fix-of", default="0", metavar="RUN", help=argparse.SUPPRESS)
     own.add_argument("--json", metavar="FILE", help="write the result as JSON here (default: none)")
     own.add_argument("--detach", action="store_true",
                      help="queue the run for a background worker (it runs the script as here) and print its id")

@@ -7,6 +7,7 @@ import argparse
 import dataclasses
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -100,7 +101,7 @@ def run_profile(args: argparse.Namespace) -> int:
     if workload is None:
         return fail("This lab has no workload that runs your own code.")
     values = {"path": args.program, "args": json.dumps(args.args), "cwd": os.getcwd(), "profile": args.steps,
-              "warmup": args.warmup, "name": args.name}
+              "warmup": args.warmup, "name": args.name, "fix": args.fix, "fix_of": args.fix_of}
     try:
         cfg = workload.make_config(workload.prepare(values) if workload.prepare else values)
         label = check_text(args.name, "--name", LABEL_MAX) or cfg.name
@@ -109,11 +110,49 @@ def run_profile(args: argparse.Namespace) -> int:
         return fail(str(e))
     if args.detach:
         return _detach(workload.kind, cfg, label, None, args.executor)
-    return run_here(workload, cfg, label=label, quiet=True, json_path=json_path)  # the script prints its own
+    document: dict[str, Any] = {}
+    code = run_here(workload, cfg, label=label, quiet=True, json_path=None if args.try_fixes else json_path,
+                    keep=document)  # the script prints its own
+    if not args.try_fixes or code != 0:
+        return code
+    document["profile"] = (document.get("profile") or {}) | {"tries": try_fixes(args, document)}
+    if json_path:
+        write_result(json_path, json.dumps(document, indent=2).encode(), "--json")
+    return 0
+
+
+def try_fixes(args: argparse.Namespace, document: dict[str, Any]) -> list[dict[str, Any]]:
+    """Run the script again once per fix the findings name that the lab can apply without an edit (each in a
+    process of its own, the same arguments and steps, the fix's patches put on before the script starts), each a
+    stored run linked to the first; print and return what each one measured."""
+    from rlcore.runs import history
+    from rlcore.runs.store import Store
+
+    run_id = document["run_id"]
+    names = list(dict.fromkeys(f["try_fix"] for f in (document.get("profile") or {}).get("findings") or []
+                               if f.get("try_fix")))
+    if not names:
+        print("No fix to try without an edit: the changes named above need one in the code.")
+        return []
+    for name in names:
+        print(f"trying {name} on run {run_id}'s script ...", flush=True)
+        tried = subprocess.run([sys.executable, "-m", "rlcore", "profile", "--steps", "0", "--fix", name, "--fix-of",
+                                str(run_id), "--name", f"{document.get('label') or args.program} + {name}"[:200],
+                                args.program, *args.args], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        if tried.returncode != 0:
+            last = (tried.stderr.strip().splitlines() or ["it ended with status " + str(tried.returncode)])[-1]
+            print(f"  {name}: {last}")
+    store = Store()
+    tries = history.tries_of(store, store.get_run(run_id))
+    print("Tried, the same script and steps with one change each:")
+    for line in history.tries_sentence(tries):
+        print(f"  {line}")
+    return tries
 
 
 def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset: str | None = None,
-             quiet: bool = False, json_path: Path | None = None, outputs: dict[Any, Path] | None = None) -> int:
+             quiet: bool = False, json_path: Path | None = None, outputs: dict[Any, Path] | None = None,
+             keep: dict[str, Any] | None = None) -> int:
     """Train a run in this process with a progress bar, stored like any other from its first step (so the dashboard
     shows it live); then its numbers, verdict and profile on the terminal."""
     from rlcore.runs import lifecycle, service, worker
@@ -154,8 +193,10 @@ def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset:
     summary = ended.summary
     verdict = workload.judge(cfg, summary)
     run = store.get_run(run_id)
-    document = {"run_id": run_id, "status": ended.status} | summary | {
+    document = {"run_id": run_id, "status": ended.status, "label": run.label if run else label} | summary | {
         "verdict": dataclasses.asdict(verdict), "environment": run.environment if run else None}
+    if keep is not None:
+        keep.update(document)
     for output, path in (outputs or {}).items():
         write_result(path, (ended.artifacts or {})[output.artifact], output.flag)
     if json_path:
@@ -166,13 +207,18 @@ def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset:
     print_profile(summary.get("profile"))
     if summary.get("shared_machine"):
         print(summary["shared_machine"]["sentence"])
+    from rlcore.runs import history
+
+    since = history.since_sentence(store.get_run(run_id), store.list_runs()) if run else None
+    if since:
+        print(since)
     print(f"stored as run {run_id} in {store.path}: rlcore runs show {run_id}")
     return EXIT_CANCELLED if ended.status == "cancelled" else 0
 
 
 def print_profile(data: dict[str, Any] | None) -> None:
     """A profile on the terminal: the causes in the code's words (costliest first) with the person's lines,
-    TensorFlow's own reading, what a GPU would add, where the capture is."""
+    what TensorFlow recorded, what a GPU would add, where the capture is."""
     profile = Profile.from_json(data)
     if profile is None:
         return
@@ -181,7 +227,7 @@ def print_profile(data: dict[str, Any] | None) -> None:
         return
     for i, f in enumerate(profile.findings, start=1):
         print(profile_text.finding_line(i, f))
-    print(f"TensorFlow's reading: {profile_text.reading(profile)}")
+    print(f"What TensorFlow recorded: {profile_text.reading(profile)}")
     if profile.gpu_estimate is not None:
         print(profile_text.gpu_sentence(profile.gpu_estimate))
     if profile.logdir:

@@ -81,6 +81,7 @@ class Finding:
     evidence: str = ""
     where: tuple[Where, ...] = ()
     in_effect: str = ""
+    try_fix: str = ""  # a fix the lab can try without editing the code (rlcore profile --try-fixes), by name
 
     @property
     def once_per_run(self) -> bool:
@@ -101,7 +102,9 @@ class GpuEstimate:
     sources: tuple[str, ...] = ()
     measured_step_seconds: float = 0.0  # on a GPU: the step as measured
     copy_seconds: float = 0.0  # on a GPU: host <-> device copies per step
-    cpu_basis: str = ""  # which CPU step the estimate is held against ("the window's median step", ...)
+    cpu_basis: str = ""  # which CPU step the estimate is held against ("the window's quicker steps", ...)
+    steps_per_call: int = 1  # K steps per compiled call, in effect
+    xla: bool = False  # XLA's fused kernels, in effect
 
     @property
     def slower(self) -> bool:

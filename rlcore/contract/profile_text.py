@@ -1,10 +1,9 @@
 """Every sentence a profile says, made from its typed fields in one place: the dashboard's Why panel, the CLI, a
 script run's verdict and ``--json`` read these and never spell a profile's keys again.
 
-- ``sentence``: the run's one reading (the leading causes in the code's words, or TensorFlow's op-level reading
-  where that is the verdict);
+- ``sentence``: the run's one reading: the leading causes in the code's words;
 - ``headline``: the findings, costliest first, and the change to make first;
-- ``reading``: TensorFlow's op-level reading, from the counts and the step's time split;
+- ``reading``: what TensorFlow recorded, as counts and the step's time split (numbers, never a second verdict);
 - ``gpu_sentence``: what a GPU step would at least pay;
 - ``finding_line`` and ``where_line``: a finding, and a line of the person's code, as a terminal prints them.
 """
@@ -13,11 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rlcore.contract.profile import Cause, Finding, GpuEstimate, Profile, Where
+from rlcore.contract.profile import Finding, GpuEstimate, Profile, Where
 from rlcore.contract.text import percent_text, seconds_text
-
-UNTESTED_GPU = ("(read from the GPU's timeline as TensorFlow's profiler documents it; this reading has not been "
-                "checked against a real GPU)")
 
 
 def _t(seconds: float) -> str:
@@ -41,9 +37,7 @@ def sentence(p: Profile) -> str:
         return p.error
     if p.stored_sentence:
         return p.stored_sentence
-    if p.findings and p.verdict != p.op_verdict:
-        return headline(p)
-    return reading(p)
+    return headline(p) if p.findings else reading(p)
 
 
 def headline(p: Profile) -> str:
@@ -64,9 +58,9 @@ def share_text(f: Finding) -> str:
 
 def where_line(w: Where) -> str:
     """``train.py:42  q = model.predict(state)  ·  1 call a step · 78 ms``"""
-    calls = f"{w.calls_per_step:,.3g} call{'s' if w.calls_per_step != 1 else ''} a step"
-    cost = f" · {_t(w.seconds_per_step)}" if w.seconds_per_step else ""
-    return f"{w.file}:{w.line}  {w.code.strip()}  ·  {calls}{cost}"
+    said = [f"{w.calls_per_step:,.3g} call{'s' if w.calls_per_step != 1 else ''} a step"] if w.calls_per_step else []
+    said += [_t(w.seconds_per_step)] if w.seconds_per_step else []
+    return f"{w.file}:{w.line}  {w.code.strip()}" + (f"  ·  {' · '.join(said)}" if said else "")
 
 
 def finding_line(i: int, f: Finding) -> str:
@@ -79,53 +73,21 @@ def finding_line(i: int, f: Finding) -> str:
 
 
 def reading(p: Profile) -> str:
-    """TensorFlow's own op-level reading of the step, with the numbers under it."""
+    """What TensorFlow itself recorded per step, as counts and the step's time split: the numbers under the
+    verdict, never a second verdict (a store made before this version keeps the reading it was given)."""
     if p.stored_reading:
         return p.stored_reading
-    k = max(1, p.steps_per_marker)
-    step, compute, dispatch, python = (p.step_seconds * k, p.compute_seconds * k, p.dispatch_seconds * k,
-                                       p.python_seconds * k)
-    eager, ops, calls, conversion = (p.eager_ops_per_step * k, p.ops_per_step * k, p.function_calls_per_step * k,
-                                     p.conversion_seconds * k)
-    per = f" per call of {k:,} steps" if k > 1 else " per step"
-    verdict = p.op_verdict
-    if verdict == Cause.RETRACING:
-        names = ", ".join(sorted(p.retraced))[:120]
-        return (f"Retracing: {names} was traced again {p.retraces:,} times in {p.steps // k:,} steps (each step "
-                f"{_t(step)}): a Python number or a new shape among its arguments makes every call a new graph; "
-                "pass tensors, or fix an input_signature.")
-    if verdict == Cause.COMPILE:
-        return (f"Compile-bound: tracing and compiling took {_t(p.compile_seconds)}, more than the "
-                f"{_t(p.train_seconds)} of training it served; a longer run, or a kept compile (XLA's cache), pays "
-                "it back.")
-    if verdict == Cause.COPY:
-        return (f"Copy-bound: copies between host and GPU take {_t(p.copy_seconds * k)} of each step's {_t(step)}; "
-                f"keep the data on the device {UNTESTED_GPU}.")
-    if verdict == Cause.KERNEL_LAUNCH:
-        return (f"Kernel-launch-bound: the GPU runs {p.device_kernels_per_step * k:,.0f} kernels{per} but is busy "
-                f"only {_t(p.device_busy_seconds * k)} of {_t(step)}: each kernel is too small to pay for its "
-                f"launch; larger batches or XLA's fused kernels help {UNTESTED_GPU}.")
-    if verdict == Cause.LAUNCH:
-        each = (dispatch + python) / eager if eager else 0.0
-        return (f"Launch-bound: each step runs {eager:,.0f} ops one at a time from Python (≈ {_t(each)} each, "
-                f"{_t(step)} in all); the arithmetic itself takes {_t(compute)}; a tf.function would make it one "
-                "call.")
-    if verdict == Cause.CONVERSION:
-        return (f"Conversion: turning numpy arrays or Python values into tensors takes {_t(conversion)} of each "
-                f"step's {_t(step)}; keep the data as tensors (or in the graph).")
-    if verdict == Cause.PYTHON:
-        return (f"Python-bound: {_t(python)} of each step's {_t(step)} passes in Python between TensorFlow calls; "
-                f"TensorFlow itself takes {_t(compute + dispatch)} ({ops:,.0f} ops in {calls:,.1f} function "
-                "calls).")
-    if verdict == Cause.DISPATCH:
-        said = f"{calls:,.1f} function call{'s' if calls != 1 else ''}"
-        return (f"Dispatch-bound: {said}{per} cost {_t(dispatch)} to set up and launch, more than the "
-                f"{_t(compute)} its {ops:,.0f} ops compute; more steps per call (a loop inside the function) spread "
-                "that cost.")
-    share = (compute + dispatch) / step if step else 0.0
-    return (f"Compute-bound: the ops' arithmetic takes {_t(compute)} of each {'call' if k > 1 else 'step'}'s "
-            f"{_t(step)} ({ops:,.0f} ops, {share:.0%} of it in TensorFlow); the overhead around them is small, so "
-            "only less arithmetic, or faster hardware, makes it faster.")
+    calls = p.function_calls_per_step
+    counted = [f"{p.ops_per_step:,.0f} ops a step", f"{p.eager_ops_per_step:,.0f} of them launched one by one from "
+               f"Python", f"{calls:,.2g} tf.function call{'s' if calls != 1 else ''}"]
+    if p.xla_ops_per_step:
+        counted.append(f"{p.xla_ops_per_step:,.0f} ops in XLA clusters")
+    if p.retraces:
+        counted.append(f"{p.retraces:,} retracings of {', '.join(sorted(p.retraced))[:80]}")
+    per = f" (a step: one call of {p.steps_per_marker:,} steps, divided by them)" if p.steps_per_marker > 1 else ""
+    return (f"{'; '.join(counted)}{per}. Of each {_t(p.step_seconds)} step the kernels' arithmetic takes "
+            f"{_t(p.compute_seconds)}, TensorFlow's dispatch around them {_t(p.dispatch_seconds)}, Python between "
+            f"TensorFlow's calls {_t(p.python_seconds)}.")
 
 
 def gpu_sentence(g: GpuEstimate) -> str:
@@ -135,12 +97,16 @@ def gpu_sentence(g: GpuEstimate) -> str:
         return (f"Measured on this GPU: {_t(g.measured_step_seconds or g.cpu_step_seconds)} per step, of which "
                 f"copies take {_t(g.copy_seconds)}; the estimate for its {g.launches_per_step:,.0f} launches and "
                 f"{g.copies_per_step:,.1f} copies is {_t(low)} to {_t(high)}.")
-    against = f"{_t(g.cpu_step_seconds)} for the whole step on this CPU" + (f" ({g.cpu_basis})" if g.cpu_basis
-                                                                             else "")
-    text = (f"Not measured here (no GPU): on a GPU this step would pay at least {_t(low)} (up to {_t(high)}) for "
-            f"its {g.launches_per_step:,.0f} kernel launches and {g.copies_per_step:,.1f} copies between host and "
-            f"device, against {against}")
-    if g.slower:
-        return text + (", so a GPU would run it slower: the ops are too small to pay for their launches; fewer, "
-                       "larger ops (a bigger batch, XLA's fused kernels, K steps per call) change that.")
-    return text + "; the arithmetic, not the launches, decides here."
+    basis = f" ({g.cpu_basis})" if g.cpu_basis else ""
+    paid = (f"{g.launches_per_step:,.0f} kernel launch{'es' if round(g.launches_per_step) != 1 else ''} and "
+            f"{g.copies_per_step:,.1f} copies between host and device a step would take at least {_t(low)} (up to "
+            f"{_t(high)}) on a GPU, against {_t(g.cpu_step_seconds)} for the whole step on this CPU{basis}")
+    if not g.slower:
+        return f"Not measured here (no GPU): {paid}; the arithmetic, not the launches, decides whether a GPU helps."
+    remedies = [r for r, in_effect in (("a bigger batch", False), ("XLA's fused kernels (jit_compile=True)", g.xla),
+                                       ("more steps per call", False)) if not in_effect]
+    done = [d for d, on in ((f"{g.steps_per_call:,} steps per call", g.steps_per_call > 1), ("XLA", g.xla)) if on]
+    return (f"Not measured here (no GPU): slower on a GPU than on this CPU: {round(g.launches_per_step):,} launches "
+            f"a step. {paid[0].upper() + paid[1:]}, so the ops are too small to pay for their launches; fewer, "
+            f"larger ops change that: {', '.join(remedies)}" + (f" ({' and '.join(done)} already in effect)" if done
+                                                                  else "") + ".")

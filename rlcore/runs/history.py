@@ -6,10 +6,12 @@ store, so the dashboard and the CLI say the same."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from rlcore.contract import workloads
 from rlcore.contract.profile import of_summary
-from rlcore.runs.store import Run
+from rlcore.contract.reporting import LOSS
+from rlcore.runs.store import Run, Store
 
 
 def code_path(run: Run) -> str:
@@ -51,3 +53,48 @@ def since_sentence(run: Run, runs: Iterable[Run]) -> str | None:
         "code", {}).get("sha256")
     what = "the same script, changed since" if changed else "the same script, unchanged"
     return f"Since run {previous.id} ({what}): " + ("; ".join(parts) if parts else "nothing it found changed") + "."
+
+
+# ---------------------------------------------------------------- fixes tried on a run's code
+
+TRY_OF = "fix_of"  # the setting of a run that tries a fix on another run's code (the run it tries it on)
+LOSS_ALIKE = 0.25  # relative difference of the last losses under which two runs' loss curves read alike
+
+
+def tries_of(store: Store, run: Run) -> list[dict[str, Any]]:
+    """The fixes tried on a run's code (runs whose ``fix_of`` is this run), each with its run, status, speed and
+    ratio to the run, and whether its loss came out alike: [{fix, change, run_id, status, steps_per_second,
+    ratio, loss}]."""
+    rate = next((h for h in workloads.of_run(run.kind).headlines if h.unit.endswith("/s")), None)
+    base = workloads.headline_value(run.summary, rate) if rate else None
+    out = []
+    for tried in sorted((r for r in store.list_runs() if r.config.get(TRY_OF) == run.id), key=lambda r: r.id):
+        fix = (tried.summary or {}).get("fix") or {}
+        speed = workloads.headline_value(tried.summary, rate) if rate and tried.status == "done" else None
+        out.append({"fix": tried.config.get("fix", ""), "change": fix.get("change") or tried.config.get("fix", ""),
+                    "run_id": tried.id, "status": tried.status, "steps_per_second": speed,
+                    "ratio": speed / base if speed and base else None,
+                    "loss": _loss_alike(store, run.id, tried.id) if tried.status == "done" else None})
+    return out
+
+
+def _loss_alike(store: Store, run_id: int, other_id: int) -> str | None:
+    """"alike", or "0.12, then 0.31", from each run's last logged loss (where both trained the same steps)."""
+    frame = store.metrics([run_id, other_id], [LOSS])
+    tails = {rid: float(series["value"].iloc[-1]) for rid, series in frame.groupby("run_id")}
+    if run_id not in tails or other_id not in tails:
+        return None
+    a, b = tails[run_id], tails[other_id]
+    return "alike" if abs(a - b) <= LOSS_ALIKE * max(abs(a), abs(b), 1e-12) else f"{a:.3g}, then {b:.3g}"
+
+
+def tries_sentence(tries: list[dict[str, Any]]) -> list[str]:
+    """One line per fix tried: "steps_per_execution=32: 3.3x (run 18), loss alike"."""
+    lines = []
+    for t in tries:
+        if t["ratio"] is None:
+            lines.append(f"{t['change']}: run {t['run_id']} {t['status']}")
+            continue
+        loss = f", loss {t['loss']}" if t["loss"] else ""
+        lines.append(f"{t['change']}: {t['ratio']:,.2f}x the speed (run {t['run_id']}){loss}")
+    return lines

@@ -37,23 +37,38 @@ class Captured:
     error: str = ""
     retraces: dict[str, str] = field(default_factory=dict)
     calls: dict[str, list[CallSite]] = field(default_factory=dict)
+    where_steps: int = 0  # the steps the person's lines were counted in
+    retrace_sites: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # function -> (called at, defined at)
+    functions: dict[str, dict[str, Any]] = field(default_factory=dict)  # each tf.function's jit_compile, retracing
+
+
+WHERE_STEPS = 3  # steps after the capture in which the person's lines are counted (a stack walk per call)
 
 
 class ProfileWindow:
-    """Captures ``steps`` training steps of a loop, starting at its ``start``-th step (after warm-up): the loop
-    wraps each step in ``window.step()`` and leaves out of its throughput the steps and seconds for which
-    ``capturing`` was true (``excluded_steps``, ``excluded_seconds``, counted in the loop's own units)."""
+    """Captures ``steps`` training steps of a loop, starting at its ``start``-th step (after warm-up), then counts
+    for ``where_steps`` more steps which lines of the person's code made the calls the capture timed (stack walks
+    cost, so never while the profiler records). The loop wraps each step in ``window.step()`` and leaves out of its
+    throughput the steps and seconds for which ``excluding`` was true (``excluded_steps``, ``excluded_seconds``,
+    counted in the loop's own units)."""
 
-    def __init__(self, steps: int, logdir: str | Path | None, start: int = 1) -> None:
+    def __init__(self, steps: int, logdir: str | Path | None, start: int = 1, where_steps: int = WHERE_STEPS) -> None:
         self.wanted, self.logdir, self.start = steps, Path(logdir) if logdir else None, start
-        self.seen = self.captured = 0
-        self.capturing = False
+        self.where_steps = where_steps
+        self.seen = self.captured = self.located = 0
+        self.capturing = self.locating = False
+        self._located_from = 0.0
         self.excluded_seconds = 0.0
         self.excluded_steps = 0
         self.error: str | None = None
         self._t0 = 0.0
         self._trace: Any = None
         self.instruments = Instruments()
+
+    @property
+    def excluding(self) -> bool:
+        """Whether the steps now are no part of the run's speed (captured, or counted at the person's lines)."""
+        return self.capturing or self.locating
 
     @property
     def active(self) -> bool:
@@ -86,6 +101,12 @@ class ProfileWindow:
         ``counted``: what it counts toward the window's size, when that is not its units: turbo's window counts
         calls of its compiled loop); True when it was recorded."""
         self.seen += 1
+        if self.locating:
+            self.located += 1
+            self.excluded_steps += units
+            if self.located >= self.where_steps:
+                self._stop_locating()
+            return True
         trace, self._trace = self._trace, None
         if trace is None:
             return False
@@ -93,7 +114,9 @@ class ProfileWindow:
         self.captured += units if counted is None else counted
         self.excluded_steps += units
         if self.captured >= self.wanted:
-            self.finish()
+            self._stop_capture()
+            if self.where_steps:
+                self._start_locating()
         return True
 
     @contextlib.contextmanager
@@ -121,7 +144,11 @@ class ProfileWindow:
         self.instruments.install()  # the code's own calls named on the timeline while it records
 
     def finish(self) -> None:
-        """Stop the capture (when the loop ends before the window is full, too)."""
+        """Stop the capture and the counting (when the loop ends before the window is full, too)."""
+        self._stop_capture()
+        self._stop_locating()
+
+    def _stop_capture(self) -> None:
         if not self.capturing:
             return
         import tensorflow as tf
@@ -131,6 +158,18 @@ class ProfileWindow:
             tf.profiler.experimental.stop()
         self.capturing = False
         self.excluded_seconds += time.perf_counter() - self._t0
+
+    def _start_locating(self) -> None:
+        self._located_from = time.perf_counter()
+        self.locating = True
+        self.instruments.locate()
+
+    def _stop_locating(self) -> None:
+        if not self.locating:
+            return
+        self.instruments.remove()
+        self.locating = False
+        self.excluded_seconds += time.perf_counter() - self._located_from
 
     def result(self) -> Captured | None:
         """What the window recorded, for the reading (None when no profile was asked for)."""
@@ -145,7 +184,10 @@ class ProfileWindow:
             return Captured(self.wanted, error=f"The run ended before its profiled window began (it asked for "
                             f"{self.wanted:,} steps after warm-up), so it has no profile.")
         return Captured(self.wanted, captures[-1], self.logdir, retraces=retraces,
-                        calls=self.instruments.call_sites())
+                        calls=self.instruments.call_sites(), where_steps=self.located,
+                        retrace_sites={name: (note.called_at, note.defined_at)
+                                       for name, note in self.instruments.retraces.items()},
+                        functions=dict(self.instruments.functions))
 
 
 def capture_files(logdir: Path) -> dict[str, bytes]:
@@ -157,7 +199,7 @@ def capture_files(logdir: Path) -> dict[str, bytes]:
 class NoWindow:
     """The window of a run that profiles nothing: every step passes straight through."""
 
-    capturing = False
+    capturing = locating = excluding = False
     excluded_seconds = 0.0
     excluded_steps = 0
     active = False

@@ -7,23 +7,62 @@ follows the per-step ones.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from rlcore.contract.profile import Finding
 from rlcore.tracking.causes import MIN_SECONDS, MIN_SHARE, Rule, Seen, Step, rules
 
+TIE = 1.3  # causes whose costs are within this ratio are ordered by their rules, not by time (a loaded machine
+# lengthens every part of a step, not all alike: two causes this close trade places from one run to the next)
+
 
 def explain(numbers: Any, *, steps_per_marker: int = 1, facts: Mapping[str, Any] | None = None,
             calls: Mapping[str, list[Any]] | None = None) -> list[Finding]:
-    """The causes of a step's time, costliest first (per training step: K steps per call divided out)."""
+    """The causes of a step's time, costliest first (per training step: K steps per call divided out); their
+    shares of the step sum to at most one."""
     step = Step(numbers, max(1, steps_per_marker), dict(facts or {}), dict(calls or {}))
+    precedence: dict[int, int] = {}
     for rule in rules():
         for seen in _as_list(rule.decide(step)):
             found = _finding(rule, seen, step)
             if rule.always_named or (found.seconds_per_step >= MIN_SECONDS and found.share >= MIN_SHARE):
                 step.found.append(found)
-    return sorted(step.found, key=lambda f: (f.once_per_run, -f.seconds_per_step))
+                precedence[id(found)] = rule.order
+    return _within_the_step(_ordered(step.found, precedence), step.seconds)
+
+
+def _ordered(found: list[Finding], precedence: dict[int, int]) -> list[Finding]:
+    """Costliest first; causes within ``TIE`` of each other in their rules' order; a cost paid once per run (a
+    compile) after the per-step ones."""
+    ranked = sorted(found, key=lambda f: (f.once_per_run, -f.seconds_per_step))
+    for _ in range(len(ranked)):
+        swapped = False
+        for i in range(len(ranked) - 1):
+            a, b = ranked[i], ranked[i + 1]
+            close = a.once_per_run == b.once_per_run and b.seconds_per_step * TIE >= a.seconds_per_step
+            if close and precedence[id(b)] < precedence[id(a)]:
+                ranked[i], ranked[i + 1] = b, a
+                swapped = True
+        if not swapped:
+            break
+    return ranked
+
+
+def _within_the_step(found: list[Finding], step_seconds: float) -> list[Finding]:
+    """The per-step causes hold at most the step between them: a later one gets what the earlier ones left."""
+    left = step_seconds
+    out = []
+    for f in found:
+        if f.once_per_run or not step_seconds:
+            out.append(f)
+            continue
+        seconds = min(f.seconds_per_step, max(0.0, left))
+        left -= seconds
+        out.append(dataclasses.replace(f, seconds_per_step=seconds, share=seconds / step_seconds)
+                   if seconds != f.seconds_per_step else f)
+    return out
 
 
 def _as_list(seen: Seen | Iterable[Seen] | None) -> list[Seen]:
@@ -36,4 +75,4 @@ def _finding(rule: Rule, seen: Seen, step: Step) -> Finding:
     share = seen.share if seen.share is not None else (seen.seconds / step.seconds if step.seconds else 0.0)
     return Finding(cause=rule.cause, title=seen.title, seconds_per_step=seen.seconds, share=share,
                    fix=seen.fix or rule.fix, guide=rule.guide, evidence=seen.evidence, where=seen.where,
-                   in_effect=seen.in_effect)
+                   in_effect=seen.in_effect, try_fix=rule.try_fix if seen.try_fix is None else seen.try_fix)

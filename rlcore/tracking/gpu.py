@@ -5,6 +5,7 @@ and the estimate is a range from the low to the high one. On a GPU run, the meas
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rlcore.contract.profile import GpuEstimate
@@ -12,16 +13,20 @@ from rlcore.tracking.hooks import LOGS, PREDICT, SYNC
 
 LAUNCH_SECONDS = (5e-6, 20e-6)
 LAUNCH_SOURCES = ("Holistic Trace Analysis (Meta), CUDA kernel launch statistics: \"the launch time on the CPU side "
-                  "is between 5-20 microseconds\"",
+                  "is between 5-20 microseconds\" (the range used here)",
                   "TensorFlow guide, Optimize TensorFlow GPU performance, Small GPU kernels and host kernel launch "
-                  "delays: a latency \"around 20-40 μs\" before a kernel runs; \"each kernel is about 21.9 μs\"")
+                  "delays: a launch latency \"around 20-40 μs\" (its example's 21.9 μs is a kernel's duration, not "
+                  "a launch cost), so the range's top is no overstatement")
 COPY_SECONDS = (5e-6, 7e-6)
 COPY_SOURCE = ("Wu et al., DualPath (arXiv 2602.21548), §5.2: \"submitting a single copy operation via "
                "cudaMemcpyAsync incurs a latency overhead of approximately 5-7 μs\"")
 
 
-def estimate(n: Any, *, steps_per_marker: int = 1) -> GpuEstimate:
-    """The estimate for a capture's numbers (``xplane.StepNumbers``), per training step."""
+def estimate(n: Any, *, steps_per_marker: int = 1, facts: Mapping[str, Any] | None = None) -> GpuEstimate:
+    """The estimate for a capture's numbers (``xplane.StepNumbers``), per training step, held against the CPU step
+    as the machine runs it with the least interference: the window's quicker steps (their lower quartile), so a
+    machine busy with other work does not turn the answer (a loaded CPU step is longer, a GPU's launches are not)."""
+    facts = facts or {}
     k = max(1, steps_per_marker)
     launches = n.ops / k
     spans = {name: v[0] / k for name, v in n.spans.items()}
@@ -30,7 +35,12 @@ def estimate(n: Any, *, steps_per_marker: int = 1) -> GpuEstimate:
     low = launches * LAUNCH_SECONDS[0] + copies * COPY_SECONDS[0]
     high = launches * LAUNCH_SECONDS[1] + copies * COPY_SECONDS[1]
     step = n.step_seconds / k
+    quiet = (n.quiet_step_seconds or n.step_seconds) / k
+    functions = facts.get("functions") or {}
+    xla = n.xla_ops > 0 or bool(facts.get("jit_compile")) or any(f.get("jit_compile") for f in functions.values())
     return GpuEstimate(seconds_per_step=low, range_seconds_per_step=(low, high), launches_per_step=launches,
-                       copies_per_step=copies, cpu_step_seconds=step, measured=bool(n.gpu),
+                       copies_per_step=copies, cpu_step_seconds=min(step, quiet), measured=bool(n.gpu),
                        sources=(*LAUNCH_SOURCES, COPY_SOURCE), measured_step_seconds=step if n.gpu else 0.0,
-                       copy_seconds=n.copy_seconds / k)
+                       copy_seconds=n.copy_seconds / k,
+                       cpu_basis="the window's quicker steps, their lower quartile" if quiet < step else "",
+                       steps_per_call=k, xla=xla)

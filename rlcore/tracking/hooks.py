@@ -19,6 +19,9 @@ Nothing here imports TensorFlow until a hook is installed, which happens in a ru
 from __future__ import annotations
 
 import contextlib
+import functools
+import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -28,6 +31,7 @@ from typing import Any
 SPAN = "rlcore:"  # the prefix of every span the instruments put on the timeline
 PREDICT, SYNC, CALLBACK, LOGS = SPAN + "predict", SPAN + "sync", SPAN + "callback:", SPAN + "logs"
 INDEX = SPAN + "index"  # tensor[i] run eagerly: a slice launched from Python
+LAUNCHES = SPAN + "ops"  # ops launched eagerly outside the spans (counted at the person's lines, never traced)
 
 
 @dataclass
@@ -146,15 +150,25 @@ class Retrace:
     function: str
     count: int = 0
     why: str | None = None
+    called_at: tuple[str, int, str] | None = None  # the person's line that called it when it traced again
+    defined_at: tuple[str, int, str] | None = None  # where the function is defined
 
 
 class Instruments:
-    """The spans and notes a profile window records; ``install`` once TensorFlow's profiler runs, ``remove`` after.
-    ``retraces`` names each function traced again while installed and what varied."""
+    """The spans and notes a profile window records. ``install`` once TensorFlow's profiler runs: the code's calls
+    become spans on the timeline. ``locate`` for a few steps after the capture (no profiler then, so a stack walk
+    costs the capture nothing): each call, and each op launched eagerly outside them, is counted at the line of the
+    person's code that made it. ``retraces`` names each function traced again and what varied; ``functions`` what
+    each tf.function called was made with (jit_compile, reduce_retracing)."""
 
     def __init__(self) -> None:
         self.patches = Patches()
         self.retraces: dict[str, Retrace] = {}
+        self.functions: dict[str, dict[str, Any]] = {}
+        self.locating = False
+        self._sites: dict[str, dict[tuple[str, int, str], int]] = {}
+        self._depth = 0  # spans open now: a fetch inside model.predict is predict's
+        self._op_callback: Callable | None = None
         self._last: dict[int, Signature] = {}
 
     def install(self) -> None:
@@ -162,17 +176,22 @@ class Instruments:
             return
         import tensorflow as tf
 
-        def span(name: str, original: Callable) -> Callable:
-            def wrapped(*args: Any, **kwargs: Any) -> Any:
-                with tf.profiler.experimental.Trace(name):
-                    return original(*args, **kwargs)
-            wrapped.__wrapped__ = original  # type: ignore[attr-defined]
-            return wrapped
+        instruments = self
 
-        def eager_span(name: str, original: Callable) -> Callable:
+        def span(name: str, original: Callable, *, eager_only: bool = False, direct: bool = False) -> Callable:
             def wrapped(*args: Any, **kwargs: Any) -> Any:
-                if not tf.executing_eagerly():  # a function's trace: its slices run inside the graph
+                if eager_only and not tf.executing_eagerly():  # a function's trace: its slices run in the graph
                     return original(*args, **kwargs)
+                if direct and not called_by_person():  # TensorFlow's own fetches (inside tape.gradient) are not
+                    return original(*args, **kwargs)  # the code's: their time stays with what holds them
+                if instruments.locating:
+                    if not instruments._depth:
+                        instruments.note(name)
+                    instruments._depth += 1
+                    try:
+                        return original(*args, **kwargs)
+                    finally:
+                        instruments._depth -= 1
                 with tf.profiler.experimental.Trace(name):
                     return original(*args, **kwargs)
             wrapped.__wrapped__ = original  # type: ignore[attr-defined]
@@ -183,16 +202,50 @@ class Instruments:
 
             self.patches.wrap(keras.Model, "predict", lambda original: span(PREDICT, original))
             self._instrument_callbacks(tf)
-        self.patches.wrap(_eager_tensor_class(), "_numpy", lambda original: span(SYNC, original))
-        self.patches.wrap(_tensor_class(), "__getitem__", lambda original: eager_span(INDEX, original))
+        self.patches.wrap(_eager_tensor_class(), "_numpy", lambda original: span(SYNC, original, direct=True))
+        self.patches.wrap(_tensor_class(), "__getitem__", lambda original: span(INDEX, original, eager_only=True))
         self.patches.wrap(_tf_function_class(), "__call__", self._noting_retraces)
+
+    def locate(self) -> None:
+        """From now on count calls at the person's lines instead of tracing them (the profiler has stopped), and
+        each op launched eagerly outside the spans."""
+        from tensorflow.python.framework import op_callbacks
+
+        self.install()
+        self.locating = True
+
+        def launched(op_type: str, inputs: Any, attrs: Any, outputs: Any, op_name: Any = None,
+                     graph: Any = None) -> None:
+            if graph is None and not self._depth:
+                self.note(LAUNCHES)
+
+        self._op_callback = launched
+        op_callbacks.add_op_callback(launched)
+
+    def note(self, key: str) -> None:
+        site = person_frame()
+        if site is not None:
+            counts = self._sites.setdefault(key, {})
+            counts[site] = counts.get(site, 0) + 1
+
+    def call_sites(self) -> dict[str, list[CallSite]]:
+        """The person's lines behind each span (and the eager launches), most called first."""
+        import linecache
+
+        return {key: [CallSite(file, line, function, linecache.getline(file, line).strip(), calls)
+                      for (file, line, function), calls in sorted(counts.items(), key=lambda kv: -kv[1])]
+                for key, counts in self._sites.items()}
 
     def _instrument_callbacks(self, tf: Any) -> None:
         from keras.src.callbacks.callback_list import CallbackList
         from keras.src.utils import python_utils
 
+        instruments = self
+
         def make(original: Callable) -> Callable:
             def on_train_batch_end(self: Any, batch: Any, logs: Any = None) -> None:
+                if instruments.locating:
+                    return original(self, batch, logs)
                 with tf.profiler.experimental.Trace(LOGS):  # Keras fetches every batch's logs to Python
                     logs = python_utils.pythonify_logs(logs)
                 for callback in self.callbacks:
@@ -209,22 +262,88 @@ class Instruments:
             before = function.experimental_get_tracing_count()
             result = original(function, *args, **kwargs)
             now = signature(function, args, kwargs)
+            name = getattr(function, "_name", None) or getattr(function, "__name__", "a tf.function")
+            if name not in instruments.functions:
+                instruments.functions[name] = {"jit_compile": bool(getattr(function, "_jit_compile", False)),
+                                               "reduce_retracing": bool(getattr(function, "_reduce_retracing",
+                                                                                False))}
             if function.experimental_get_tracing_count() > before and before > 0:
-                name = getattr(function, "_name", None) or getattr(function, "__name__", "a tf.function")
                 note = instruments.retraces.setdefault(name, Retrace(name))
                 note.count += 1
                 previous = instruments._last.get(id(function))
                 note.why = note.why or (what_varied(previous, now) if previous else None)
+                note.called_at = note.called_at or person_frame()
+                note.defined_at = note.defined_at or _defined_at(function)
             instruments._last[id(function)] = now
             return result
         return __call__
 
-    def call_sites(self) -> dict[str, list[CallSite]]:
-        """The person's lines behind each span, most called first."""
-        return {}
-
     def remove(self) -> None:
+        if self._op_callback is not None:
+            from tensorflow.python.framework import op_callbacks
+
+            with contextlib.suppress(Exception):
+                op_callbacks.remove_op_callback(self._op_callback)
+            self._op_callback = None
+        self.locating = False
         self.patches.remove()
+
+
+# ---------------------------------------------------------------- where, in the person's code
+
+def _lab_and_library_roots() -> tuple[str, ...]:
+    """Folders whose code is not the person's: Python's own and installed packages, and the lab's harness (the
+    lab's own workloads are code like a person's: their lines are named)."""
+    import sysconfig
+    from pathlib import Path
+
+    lab = Path(__file__).resolve().parents[1]
+    paths = sysconfig.get_paths()
+    roots = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
+    roots |= {str(lab / part) for part in ("contract", "tracking", "runs", "cli", "workloads/script")}
+    roots |= {str(lab / "__init__.py"), str(lab / "keras.py")}
+    return tuple(os.path.realpath(r) for r in roots)
+
+
+_NOT_THEIRS = _lab_and_library_roots()
+
+
+@functools.lru_cache(maxsize=4096)
+def _persons(filename: str) -> bool:
+    if not filename or filename.startswith("<"):
+        return False
+    return not os.path.realpath(filename).startswith(_NOT_THEIRS)
+
+
+def person_frame(skip: int = 2) -> tuple[str, int, str] | None:
+    """(file, line, function) of the innermost frame of the person's own code that led here, or None."""
+    frame = sys._getframe(skip)
+    while frame is not None:
+        if _persons(frame.f_code.co_filename):
+            return frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name
+        frame = frame.f_back
+    return None
+
+
+NEAR = 4  # frames from a hook to the person's call: .numpy() -> _numpy, float() -> __float__ -> _numpy
+
+
+def called_by_person(near: int = NEAR) -> bool:
+    """Whether the person's own code made this call itself (within a few frames of the hook), not a library on its
+    behalf (Keras's logs, a gradient's shape checks)."""
+    frame = sys._getframe(2)
+    for _ in range(near):
+        if frame is None:
+            return False
+        if _persons(frame.f_code.co_filename):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _defined_at(function: Any) -> tuple[str, int, str] | None:
+    code = getattr(getattr(function, "_python_function", None), "__code__", None)
+    return (code.co_filename, code.co_firstlineno, code.co_name) if code is not None else None
 
 
 # ---------------------------------------------------------------- steps of code that does not mark them

@@ -1,8 +1,7 @@
-"""TensorFlow's own op-level reading of a step: which of the counts and the host's time split dominates (retraces, a
-compile, a GPU's copies or launches, ops launched one by one, conversions, Python, function-call set-up, or the
-arithmetic). It names no line of the person's code; the rules (``tracking.causes``) do, and the profile
-(``tracking.why``) makes the two one verdict. Its sentence is made from the profile's fields
-(``contract.profile_text.reading``)."""
+"""TensorFlow's own op-level reading of a step, for a step no rule found a cause in: which of the counts and the
+host's time split dominates (retraces, a compile, a GPU's copies or launches, ops launched one by one, conversions,
+Python, function-call set-up, or the arithmetic). The rules (``tracking.causes``) decide every other verdict; a
+page shows one."""
 
 from __future__ import annotations
 
@@ -11,7 +10,6 @@ from typing import Any
 from rlcore.contract.profile import Cause
 
 LAUNCH_BOUND_OPS = 20  # eager ops per step from which launching them one by one is the story
-SPECIFIC = (Cause.RETRACING, Cause.COMPILE, Cause.COPY, Cause.KERNEL_LAUNCH)  # what only this reading sees
 
 
 def decide(n: Any, compile_seconds: float = 0.0, train_seconds: float = 0.0) -> Cause:

@@ -57,7 +57,7 @@ class _Phase:
         self.started = self.run.clock()
 
     def __exit__(self, *exc: object) -> None:
-        if not self.run.capture.capturing:  # a profiled step is no part of the run's phases
+        if not self.run.capture.excluding:  # a profiled step is no part of the run's phases
             self.run.phase_seconds[self.name] += self.run.clock() - self.started
 
 
@@ -285,7 +285,7 @@ class TrainingRun:
     def record_due(self) -> bool:
         """Whether ``report_every`` seconds passed since the last record (never while the profiler records: its
         steps are no part of the speed)."""
-        return (not self.capture.capturing and self._t0 is not None
+        return (not self.capture.excluding and self._t0 is not None
                 and self.clock() - self._last_report >= self.report_every)
 
     def tick(self) -> bool:

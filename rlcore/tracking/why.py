@@ -23,8 +23,10 @@ def profile(captured: Captured, *, compile_seconds: float = 0.0, train_seconds: 
     except Exception as e:  # a capture xprof cannot read: say so, keep the file
         return Profile(error=f"The capture could not be read ({type(e).__name__}: {str(e)[:200]}).",
                        capture=str(captured.path), wanted_steps=captured.wanted)
-    facts = {"retraces": captured.retraces, "compile_seconds": compile_seconds,
-             "train_seconds": train_seconds} | dict(facts or {})
+    facts = {"retraces": captured.retraces, "retrace_sites": captured.retrace_sites,
+             "functions": captured.functions, "where_steps": captured.where_steps,
+             "compile_seconds": compile_seconds, "train_seconds": train_seconds,
+             "steps_per_marker": steps_per_marker} | dict(facts or {})
     return of_numbers(numbers, captured, facts=facts, steps_per_marker=steps_per_marker)
 
 
@@ -36,15 +38,12 @@ def of_numbers(numbers: xplane.StepNumbers, captured: Captured, *, facts: Mappin
     compile_seconds, train_seconds = float(facts.get("compile_seconds") or 0.0), float(facts.get("train_seconds")
                                                                                         or 0.0)
     found = explain.explain(numbers, steps_per_marker=k, facts=facts, calls=captured.calls)
-    op_verdict = op_reading.decide(numbers, compile_seconds, train_seconds)
-    # The verdict is the costliest cause in the code's words; TensorFlow's own reading stands when it names the
-    # same thing (its sentence has the op-level numbers) or a thing only it sees (a retrace, a compile, a GPU's).
-    verdict = op_verdict
-    if found and op_verdict not in op_reading.SPECIFIC and found[0].cause != op_verdict:
-        verdict = found[0].cause
+    # One reading: the verdict is the costliest cause in the code's words (TensorFlow's own counts stand beside it as
+    # numbers, never as a second verdict that could contradict it).
+    verdict = found[0].cause if found else op_reading.decide(numbers, compile_seconds, train_seconds)
     return Profile(
-        verdict=verdict, findings=tuple(found), op_verdict=op_verdict,
-        gpu_estimate=gpu.estimate(numbers, steps_per_marker=k), steps=numbers.steps * k,
+        verdict=verdict, findings=tuple(found), op_verdict=verdict,
+        gpu_estimate=gpu.estimate(numbers, steps_per_marker=k, facts=facts), steps=numbers.steps * k,
         wanted_steps=captured.wanted, steps_per_marker=k, step_seconds=numbers.step_seconds / k,
         ops_per_step=numbers.ops / k, eager_ops_per_step=numbers.eager_ops / k,
         function_calls_per_step=numbers.function_calls / k, graph_ops_per_step=numbers.graph_ops / k,

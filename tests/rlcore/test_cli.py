@@ -222,7 +222,7 @@ def test_runs_show_prints_the_numbers_and_the_profile_and_an_unknown_flag_points
     assert shown.returncode == 0 and lines[0].startswith(f"run {run_id} (dqn, shown): done")
     assert "win rate: 90.0%; env steps/s: 250 steps/s; training time: 4.0 s" in lines
     assert "1. model.predict in a loop: 64 ms per step (35.0% of the step); call the model. [1 call]" in lines
-    assert "TensorFlow's reading: Launch-bound: each step runs 4,250 ops." in lines
+    assert "What TensorFlow recorded: Launch-bound: each step runs 4,250 ops." in lines  # a stored one, kept
     for args, command in ((["runs", "show", str(run_id), "--bogus"], "rlcore runs show"),
                           (["runs", "list", "--bogus"], "rlcore runs list"), (["dqn", "--bogus"], "rlcore dqn")):
         bad = subprocess.run([sys.executable, "-m", "rlcore", *args], capture_output=True, text=True, timeout=60,

@@ -197,7 +197,7 @@ def test_the_cli_puts_the_profile_in_its_json(tmp_path):
     # A run from the shell is stored like any other, its capture in its folder (the dashboard offers it there).
     assert os.path.exists(profile["capture"]) and profile["capture"].startswith(str(tmp_path / "runs"))
     assert {"name", "self_seconds_per_step", "share"} <= set(profile["top_ops"][0])
-    assert "1. " in proc.stdout and "TensorFlow's reading: " in proc.stdout and "xprof --logdir" in proc.stdout
+    assert "1. " in proc.stdout and "What TensorFlow recorded: " in proc.stdout and "xprof --logdir" in proc.stdout
     assert "gpu_estimate" in profile and profile["findings"][0]["title"] in proc.stdout
 
 

@@ -59,7 +59,8 @@ class Seen:
     fix: str = ""
     share: float | None = None
     where: tuple[Where, ...] = ()
-    in_effect: str = ""
+    in_effect: str = ""  # the fix already made (then ``fix`` says what remains and what would help instead)
+    try_fix: str | None = None  # None: the rule's own; "": none to try (its fix is in effect)
 
 
 Decide = Callable[["Step"], "Seen | Iterable[Seen] | None"]
@@ -80,6 +81,7 @@ class Rule:
     always_named: bool = False
     measures: tuple[str, ...] = ()
     threshold: str = ""  # its threshold, with the number it came from
+    try_fix: str = ""  # the fix the lab can apply without an edit (workloads/script/fixes.py), by name
 
 
 RULES: Registry[Rule] = Registry("cause", group="rlcore.causes", env=settings.CAUSES.name,
@@ -152,11 +154,31 @@ class Step:
         return list(self.calls.get(span, []))
 
 
-def where_of(step: Step, span: str, seconds: float) -> tuple[Where, ...]:
-    """The person's lines behind a span, each with its calls per step and its part of the span's seconds."""
+def where_of(step: Step, span: str, seconds: float, most: int = 5) -> tuple[Where, ...]:
+    """The person's lines behind a span (counted in the steps after the capture), each with its calls per step and
+    its part of the span's seconds (shared by calls)."""
     sites = step.sites(span)
+    steps = int(step.facts.get("where_steps") or 0)
+    if not sites or not steps:
+        return ()
     total = sum(s.calls for s in sites) or 1
-    steps = max(1, int(step.facts.get("where_steps") or 1))
-    return tuple(Where(s.file, s.line, s.code, s.calls / steps / step.k,
-                       s.seconds / steps / step.k if s.seconds else seconds * s.calls / total, s.function)
-                 for s in sites[:5])
+    return tuple(Where(shown_path(s.file), s.line, s.code, s.calls / steps / step.k, seconds * s.calls / total,
+                       s.function) for s in sites[:most])
+
+
+def line_at(file: str, line: int, function: str = "", calls: float = 0.0, seconds: float = 0.0) -> Where:
+    """One line of the person's code, with its source text."""
+    import linecache
+
+    return Where(shown_path(file), line, linecache.getline(file, line).strip(), calls, seconds, function)
+
+
+def shown_path(file: str) -> str:
+    """A file as the person named it: relative to the folder the code ran in when it lies inside it."""
+    import os
+
+    try:
+        relative = os.path.relpath(file)
+    except ValueError:
+        return file
+    return relative if not relative.startswith("..") else file

@@ -1,5 +1,6 @@
 """The arithmetic itself: what the causes before leave of the step, at most the kernels' own time. Named when it is
-most of the step, or when every cause found is small (a 1% fetch must not read as the change to make first)."""
+most of the step, or when every cause found is small (a 1% fetch must not read as the change to make first). XLA
+(jit_compile) fuses the ops where it is not in effect yet."""
 
 from __future__ import annotations
 
@@ -11,13 +12,26 @@ MOST = 0.5  # of the step
 
 def decide(step: Step) -> Seen | None:
     per_step = sum(f.seconds_per_step for f in step.found if not f.once_per_run)
-    compute = min(step.per(step.numbers.compute_seconds), max(0.0, step.seconds - per_step))
+    kernels = step.per(step.numbers.compute_seconds)
+    looped = step.k > 1 or int(step.facts.get("steps_per_execution") or 1) > 1
+    if looped:  # a call that loops over steps: the profiler records a loop's costly ops only, the rest is its work
+        kernels += step.per(step.numbers.dispatch_seconds)
+    compute = min(kernels, max(0.0, step.seconds - per_step))
     if any(f.share >= MIN_SHARE for f in step.found) and compute <= MOST * step.seconds:
         return None
-    return Seen("the arithmetic itself", compute, f"{step.per(step.numbers.ops):,.0f} ops per step")
+    functions = step.facts.get("functions") or {}
+    compiled = step.numbers.xla_ops > 0 or step.facts.get("jit_compile") or any(
+        f.get("jit_compile") for f in functions.values())
+    evidence = f"{step.per(step.numbers.ops):,.0f} ops per step"
+    if compiled or not (functions or step.facts.get("steps_per_execution")):
+        return Seen("the arithmetic itself", compute, evidence, in_effect="XLA" if compiled else "", try_fix="")
+    return Seen("the arithmetic itself", compute, evidence,
+                fix="only less arithmetic (a smaller model or batch), fused kernels (jit_compile=True on the training "
+                    "function) or faster hardware make it faster; the overhead around it is small")
 
 
 register(Rule("arithmetic", Cause.COMPUTE, decide, order=1000, always_named=True, measures=("kernels",),
               threshold=f"more than {MOST:.0%} of the step, or no other cause of {MIN_SHARE:.0%}",
+              try_fix="jit_compile",
               fix="only less arithmetic (a smaller model or batch) or faster hardware makes it faster; the overhead "
                   "around it is small", guide=GUIDES["profiler"]))

@@ -1,5 +1,5 @@
 """Setting up a tf.function call every step costs more than the arithmetic it launches: K steps per call (a loop
-inside the function) spread that cost."""
+inside the function) spread that cost. With K steps per call already in effect, what remains is said."""
 
 from __future__ import annotations
 
@@ -17,12 +17,16 @@ def decide(step: Step) -> Seen | None:
     calls = step.per(n.function_calls)
     setting_up = step.per(n.dispatch_seconds)
     keras_says_it = step.span(LOGS)[0] > 0  # model.fit's batches: the Keras rule holds the set-up
-    if (keras_says_it or calls <= 0 or sum(c for _, c, _, _ in step.eager_unclaimed()) >= LAUNCHED
+    if (keras_says_it or n.retraces or calls <= 0 or sum(c for _, c, _, _ in step.eager_unclaimed()) >= LAUNCHED
             or not (n.dispatch_seconds > n.compute_seconds or setting_up >= max(MIN_SECONDS, SHARE * step.seconds))):
-        return None
-    return Seen("setting up a function call every step", setting_up,
-                f"{calls:,.2g} tf.function call{'s' if calls != 1 else ''} per step cost {seconds_text(setting_up)} to "
-                f"set up for {seconds_text(step.per(n.compute_seconds))} of arithmetic")
+        return None  # a retrace's cost is set-up too: the retracing rule holds it
+    evidence = (f"{calls:,.2g} tf.function call{'s' if calls != 1 else ''} per step cost {seconds_text(setting_up)} "
+                f"to set up for {seconds_text(step.per(n.compute_seconds))} of arithmetic")
+    if step.k > 1:
+        return Seen("setting up a function call", setting_up, evidence, in_effect=f"{step.k:,} steps per call",
+                    fix=f"{step.k:,} steps per call are in effect: more of them (or a bigger batch) spread the set-up "
+                        "further")
+    return Seen("setting up a function call every step", setting_up, evidence)
 
 
 register(Rule("dispatch", Cause.DISPATCH, decide, order=90, measures=("EagerExecute is_func=1", "dispatch"),

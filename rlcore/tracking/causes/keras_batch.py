@@ -1,5 +1,6 @@
 """Keras's own work around every batch of ``model.fit``: the batch's logs fetched to Python and a function call set
-up, for a small batch's arithmetic; ``steps_per_execution`` runs N batches per call."""
+up, for a small batch's arithmetic; ``steps_per_execution`` runs N batches per call. When it is set already, what
+remains is said, never the same fix again."""
 
 from __future__ import annotations
 
@@ -8,20 +9,27 @@ from rlcore.contract.text import seconds_text
 from rlcore.tracking.causes import GUIDES, Rule, Seen, Step, register
 from rlcore.tracking.hooks import LOGS
 
+SUGGESTED = 32  # batches per call the fix names (Keras's docstring: "small models with a large Python overhead")
+
 
 def decide(step: Step) -> Seen | None:
     calls, logs = step.span(LOGS)
     if not calls:
         return None
     dispatch = step.per(step.numbers.dispatch_seconds)
-    spe = step.facts.get("steps_per_execution")
-    return Seen("Keras's work around every batch (steps_per_execution=1)" if spe == 1 else "Keras's work per batch",
-                logs + dispatch, f"each batch's logs fetched to Python ({seconds_text(logs)}) and a function call set "
-                f"up ({seconds_text(dispatch)}) for {seconds_text(step.per(step.numbers.compute_seconds))} of "
-                "arithmetic")
+    spe = int(step.facts.get("steps_per_execution") or 1)
+    evidence = (f"each call's logs fetched to Python ({seconds_text(logs)}) and a function call set up "
+                f"({seconds_text(dispatch)}) for {seconds_text(step.per(step.numbers.compute_seconds))} of arithmetic")
+    if spe > 1:  # one call runs a loop of batches: its set-up is mostly the loop's own work (see arithmetic.py)
+        return Seen(f"Keras's work per call of {spe:,} batches (steps_per_execution={spe:,})", logs,
+                    f"each call's logs fetched to Python ({seconds_text(logs)})",
+                    in_effect=f"steps_per_execution={spe:,}", try_fix="",
+                    fix=f"steps_per_execution={spe:,} is set: what remains is one call and one fetch of the logs per "
+                        f"{spe:,} batches; a larger batch, or a larger steps_per_execution, spreads it further")
+    return Seen("Keras's work around every batch (steps_per_execution=1)", logs + dispatch, evidence)
 
 
 register(Rule("keras_batch", Cause.KERAS, decide, order=40, measures=(LOGS, "dispatch"),
-              threshold="a share of at least 10% of the step",
-              fix="model.compile(..., steps_per_execution=32): Keras then runs 32 batches per call, converts the logs "
-                  "and calls the callbacks once for them", guide=GUIDES["steps_per_execution"]))
+              threshold="a share of at least 10% of the step", try_fix="steps_per_execution",
+              fix=f"model.compile(..., steps_per_execution={SUGGESTED}): Keras then runs {SUGGESTED} batches per call, "
+                  "converts the logs and calls the callbacks once for them", guide=GUIDES["steps_per_execution"]))

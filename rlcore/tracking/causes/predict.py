@@ -18,7 +18,7 @@ def decide(step: Step) -> Seen | None:
                 "each", where=where_of(step, PREDICT, seconds))
 
 
-register(Rule("predict", Cause.PREDICT, decide, order=10, always_named=True, measures=(PREDICT,),
+register(Rule("predict", Cause.PREDICT, decide, order=10, always_named=True, measures=(PREDICT,), try_fix="predict",
               threshold="any call inside a step: the person asked for each one",
               fix="call the model instead: model(x, training=False), inside a tf.function for speed; predict builds "
                   "a data pipeline, runs callbacks and converts to numpy on every call", guide=GUIDES["predict"]))

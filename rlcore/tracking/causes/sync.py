@@ -6,12 +6,12 @@ from __future__ import annotations
 from rlcore.contract.profile import Cause
 from rlcore.contract.text import seconds_text
 from rlcore.tracking.causes import GUIDES, Rule, Seen, Step, register, where_of
-from rlcore.tracking.hooks import SYNC
+from rlcore.tracking.hooks import LOGS, SYNC
 
 
 def decide(step: Step) -> Seen | None:
     fetches, seconds = step.span(SYNC)
-    if not fetches:
+    if not fetches or step.span(LOGS)[0]:  # inside model.fit, a batch's fetches are Keras's own (its rule's)
         return None
     return Seen("fetching tensors to Python every step", seconds,
                 f"{fetches:,.1f} fetch{'es' if fetches != 1 else ''} per step (.numpy(), float(), int(), a list of "

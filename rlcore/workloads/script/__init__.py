@@ -51,6 +51,8 @@ def train(cfg: ScriptConfig, reporter: Reporter) -> Outcome:
 
 
 def judge(cfg: ScriptConfig, summary: dict[str, Any]) -> Verdict:
+    """A script run's verdict: its leading cause and its speed (what a table of runs shows), the sentence with
+    the numbers and the change to make first."""
     if not summary.get("steps"):
         return Verdict("fail", "no steps", summary.get("no_steps") or "No training step was seen.")
     source = (summary.get("step_source") or {}).get("kind") or "steps"
@@ -60,13 +62,16 @@ def judge(cfg: ScriptConfig, summary: dict[str, Any]) -> Verdict:
             + (f", {amount_text(samples, 'samples/s')}" if samples else "")
             + f" over {seconds_text(summary.get('train_seconds') or 0.0)} of training.")
     profile = of_summary(summary)
+    word = f"not profiled, {rate}"
     if profile is not None and profile.ok and profile.findings:
         text += f" Why: {profile_text.headline(profile)}"
+        word = f"{profile.verdict}, {rate}"
     elif profile is not None:
         text += f" {profile_text.sentence(profile)}"
+        word = f"no profile, {rate}"
     elif not cfg.profile:
         text += " Profile it (--steps N) to read why it is as fast as it is."
-    return Verdict("info", "tracked", text)
+    return Verdict("info", word, text)
 
 
 def prepare(values: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rlcore.tracking.hooks import Patches
+from rlcore.workloads.script.config import FIXES as SCRIPT_FIXES
 
 STEPS_PER_EXECUTION = 32
 
@@ -104,6 +105,9 @@ FIXES: dict[str, tuple[str, Callable[[Patches], None]]] = {
     "predict": ("the model called in a tf.function instead of model.predict", _predict),
     "parallel_input": ("map(num_parallel_calls=AUTOTUNE) and prefetch(AUTOTUNE)", _parallel_input),
 }
+
+
+assert tuple(FIXES) == SCRIPT_FIXES, "the config's list of fixes and this module's disagree"
 
 
 def describe(name: str) -> str:

@@ -16,6 +16,7 @@ from dataclasses import asdict
 from typing import Any
 
 from rlcore.contract.reporting import STEPS_PER_S, TRAINING, Reporter
+from rlcore.tracking.datasets import Notes
 from rlcore.tracking.hooks import AutoSteps, Cancelled, Patches
 from rlcore.tracking.run import TrainingRun
 from rlcore.workloads.script.config import ScriptConfig
@@ -45,11 +46,13 @@ class Session:
                                profile=cfg.profile, profile_after=cfg.warmup, profile_dir=profile_dir)
         self.raise_on_cancel = raise_on_cancel
         self.auto = AutoSteps(self.run, on_cancel=self.check_cancel)
+        self.datasets = Notes()  # the pipelines it iterates: what a cause of waiting for input reads
         self.keras: dict[str, Any] = {}
         self.explicit = False  # the code marks its own steps (run.step())
         self.logged_steps = 0  # run.log() calls, the steps of code that only logs
         self._on_cancel = on_cancel
         self._patches = Patches()
+        self._fix: Patches | None = None
         self._started = False
 
     # ------------------------------------------------------------ lifecycle
@@ -61,7 +64,12 @@ class Session:
 
     def start(self) -> Session:
         self.run.start(TRAINING)
+        if self.cfg.fix:  # a fix tried on the script: its patches before any of the script runs
+            from rlcore.workloads.script import fixes
+
+            self._fix = fixes.apply(self.cfg.fix)
         self.auto.install()
+        self.datasets.install()
         self._give_fit_the_callback()
         _ACTIVE.append(self)
         self._started = True
@@ -83,6 +91,9 @@ class Session:
                     if not any(isinstance(c, LabCallback) for c in callbacks):
                         callbacks.insert(0, LabCallback(session=session))
                     session.keras["batch_size"] = _batch_size(args, kwargs)
+                    x = args[0] if args else kwargs.get("x")
+                    if hasattr(x, "element_spec"):  # a tf.data dataset: Keras iterates it its own way
+                        session.datasets.note(x)
                     with session.auto.aside():  # the callback counts fit's batches
                         return original(model, *args, callbacks=callbacks, **kwargs)
                 return fit
@@ -96,11 +107,16 @@ class Session:
             _ACTIVE.remove(self)
         self.auto.close()
         self.auto.remove()
+        self.datasets.remove()
         self._patches.remove()
+        if self._fix is not None:
+            self._fix.remove()
         if self.run.step_open:
             self.run.end_step(report=False)
         train_seconds = self.run.stop_clock(at_last_step=True)
-        context = {"steps_per_execution": self.keras.get("steps_per_execution"), "steps": self.run.steps}
+        context = {"steps_per_execution": self.keras.get("steps_per_execution"),
+                   "jit_compile": self.keras.get("jit_compile"), "steps": self.run.steps,
+                   "datasets": self.datasets.pipelines}
         profile = self.run.read_profile(compile_seconds=self.run.compile_seconds, train_seconds=train_seconds,
                                         facts=context)
         self.run.emit(last=True)
@@ -117,11 +133,14 @@ class Session:
             "compile_seconds": self.run.compile_seconds, "step_source": source, "keras": dict(self.keras),
             "stopped_early": self.run.stopped, "profile": profile,
         }
+        if self.cfg.fix:
+            from rlcore.workloads.script import fixes
+
+            summary["fix"] = {"name": self.cfg.fix, "change": fixes.describe(self.cfg.fix), "of": self.cfg.fix_of}
         batch = self.keras.get("batch_size")
         if batch:
             summary["batch_size"] = batch
-            summary["samples_per_second"] = summary["steps_per_second"] * batch * (
-                self.keras.get("steps_per_execution") or 1)
+            summary["samples_per_second"] = summary["steps_per_second"] * batch  # steps count batches (K per call)
         if not self.run.steps:
             summary["no_steps"] = NO_STEPS
         return summary
