@@ -23,9 +23,10 @@ def code_path(run: Run) -> str:
 def previous_of(run: Run, runs: Iterable[Run]) -> Run | None:
     """The newest finished run before this one of the same script path (None for the lab's own code)."""
     path = code_path(run)
-    if not path:
+    if not path or run.config.get(TRY_OF):  # a fix tried on a run is compared with that run (tries_of)
         return None
-    earlier = [r for r in runs if r.id < run.id and r.status == "done" and r.kind == run.kind and code_path(r) == path]
+    earlier = [r for r in runs if r.id < run.id and r.status == "done" and r.kind == run.kind and code_path(r) == path
+               and not r.config.get(TRY_OF)]
     return max(earlier, key=lambda r: r.id, default=None)
 
 

@@ -342,8 +342,16 @@ def called_by_person(near: int = NEAR) -> bool:
 
 
 def _defined_at(function: Any) -> tuple[str, int, str] | None:
+    """The ``def`` line of a tf.function's Python function (past its decorators)."""
+    import linecache
+
     code = getattr(getattr(function, "_python_function", None), "__code__", None)
-    return (code.co_filename, code.co_firstlineno, code.co_name) if code is not None else None
+    if code is None:
+        return None
+    line = code.co_firstlineno
+    while linecache.getline(code.co_filename, line).lstrip().startswith("@"):
+        line += 1
+    return code.co_filename, line, code.co_name
 
 
 # ---------------------------------------------------------------- steps of code that does not mark them

@@ -64,7 +64,9 @@ def test_graph_style_makes_function_calls_and_launches_almost_nothing_eagerly(tm
     assert p.eager_ops_per_step < 10  # only the environment's arrays turned into tensors
     assert p.graph_ops_per_step > 50 and p.verdict != Cause.LAUNCH
     # The profiled window is left out of the speed: the run's steps are all counted, its timed ones are fewer.
-    assert graph.steps_per_second * graph.train_seconds == pytest.approx(graph.steps - 10, rel=1e-6)
+    # (and so are the few after it in which the lines of the code are counted)
+    assert graph.steps_per_second * graph.train_seconds == pytest.approx(graph.steps - 10 - capture.WHERE_STEPS,
+                                                                         rel=1e-6)
 
 
 def test_turbo_runs_its_whole_loop_as_one_compiled_call(tmp_path, monkeypatch):
@@ -100,7 +102,7 @@ def test_a_tf_function_fed_python_numbers_is_named_for_retracing(tmp_path):
             scaled(x, float(i))  # a new Python number: a new graph every call
     p = why.profile(window.result())
     assert p.verdict == Cause.RETRACING and p.retraces >= 4
-    assert "scaled" in " ".join(p.retraced) and profile_text.sentence(p).startswith("Retracing: scaled")
+    assert "scaled" in " ".join(p.retraced) and profile_text.sentence(p).startswith("retracing scaled: ")
 
 
 def test_a_profiler_that_cannot_start_leaves_the_run_done_and_says_why(tmp_path, monkeypatch):
@@ -141,7 +143,7 @@ def test_eager_op_counts_match_what_tensorflow_s_op_callbacks_see(tmp_path):
 def test_the_op_level_reading_decides_from_the_numbers_including_a_gpu_s_timeline():
     base = dict(steps=10, step_seconds=0.01, ops=300, eager_ops=0, function_calls=1, graph_ops=300, xla_ops=0,
                 retraces=0, retraced=(), compute_seconds=0.008, dispatch_seconds=0.001, python_seconds=0.001,
-                conversion_seconds=0.0, top_ops=())
+                conversion_seconds=0.0, top_ops=(), functions={"train_step": [1, 0.009]})
     numbers = xplane.StepNumbers
     assert op_reading.decide(numbers(**base)) == Cause.COMPUTE
     assert op_reading.decide(numbers(**base | {"compute_seconds": 0.001, "dispatch_seconds": 0.008})) == \
@@ -150,8 +152,8 @@ def test_the_op_level_reading_decides_from_the_numbers_including_a_gpu_s_timelin
     assert op_reading.decide(numbers(**base), compile_seconds=5.0, train_seconds=1.0) == Cause.COMPILE
     copy_bound = numbers(**base | {"gpu": True, "copy_seconds": 0.005})
     assert op_reading.decide(copy_bound) == Cause.COPY
-    assert "has not been checked against a real GPU" in profile_text.reading(
-        why.of_numbers(copy_bound, capture.Captured(10), facts={}))
+    read = why.of_numbers(copy_bound, capture.Captured(10), facts={})  # the rules read it alike: one verdict
+    assert read.verdict == Cause.COPY and "not checked against a real GPU" in read.findings[0].evidence
     launch = numbers(**base | {"gpu": True, "device_kernels": 300, "device_busy_seconds": 0.001})
     assert op_reading.decide(launch) == Cause.KERNEL_LAUNCH
 
@@ -219,7 +221,7 @@ def test_the_gpu_estimate_names_its_constants_and_sources_and_is_marked_not_meas
     assert low == pytest.approx(estimate.launches_per_step * gpu.LAUNCH_SECONDS[0]
                                 + estimate.copies_per_step * gpu.COPY_SECONDS[0])
     assert any("TensorFlow guide" in s for s in estimate.sources) and any("Holistic" in s for s in estimate.sources)
-    assert profile_text.gpu_sentence(estimate).startswith("Not measured here (no GPU): on a GPU this step would pay")
+    assert profile_text.gpu_sentence(estimate).startswith("Not measured here (no GPU): slower on a GPU than on this CPU")
 
 
 @pytest.mark.gpu

@@ -11,7 +11,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
-from rlcore.tracking.hooks import Patches
+from rlcore.tracking.hooks import Patches, called_by_person
 from rlcore.workloads.script.config import FIXES as SCRIPT_FIXES
 
 STEPS_PER_EXECUTION = 32
@@ -30,12 +30,14 @@ def _steps_per_execution(patches: Patches) -> None:
 
 
 def _function_option(patches: Patches, option: str) -> None:
-    """Every tf.function the script defines from now on, and Keras's compiled steps, with ``option`` on."""
+    """Every tf.function the script itself defines from now on (not a library's: Keras's own loop over batches
+    does not compile with XLA), and Keras's compiled training step, with ``option`` on."""
     import tensorflow as tf
 
     def make(original: Callable) -> Callable:
         def function(func: Any = None, *args: Any, **kwargs: Any) -> Any:
-            kwargs.setdefault(option, True)
+            if called_by_person():
+                kwargs.setdefault(option, True)
             return original(func, *args, **kwargs)
         return function
 

@@ -1,0 +1,138 @@
+"""Advice a person can act on, on scripts written as people write them (tests/scripts): the leading cause names the
+habit, ``where`` points at the line of their code (asserted by line number and text), a fix already made is never
+advised again (the advice changes and the speed moves the way it says), and ``--try-fixes`` measures the fixes the
+lab can apply without an edit, each a stored run linked to the first.
+
+Speeds are compared only within one test, the same machine a moment apart, and only where the fix's margin is
+several times this machine's run-to-run noise; counts and lines decide everything else."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from scripts import HERE as SCRIPTS
+from scripts import seed_hjb_script
+
+from rlcore.runs.store import Store
+
+
+def profile(tmp_path: Path, script: Path, *args: str, flags: tuple[str, ...] = ()) -> dict:
+    env = os.environ | {"RLCORE_HOME": str(tmp_path / "home"), "TF_CPP_MIN_LOG_LEVEL": "2"}
+    out = tmp_path / "out.json"
+    done = subprocess.run([sys.executable, "-m", "rlcore", "profile", *flags, "--json", str(out), str(script), *args],
+                          capture_output=True, text=True, env=env, timeout=600, cwd=SCRIPTS)
+    assert done.returncode == 0, done.stderr[-3000:]
+    document = json.loads(out.read_text())
+    document["stdout"] = done.stdout
+    return document
+
+
+def line_of(script: Path, text: str) -> int:
+    """The 1-based line of the script that holds ``text``."""
+    return next(i for i, line in enumerate(script.read_text().splitlines(), start=1) if text in line)
+
+
+def finding(document: dict, cause: str) -> dict | None:
+    return next((f for f in document["profile"]["findings"] if f["cause"] == cause), None)
+
+
+def test_a_naive_port_names_the_lines_of_model_predict_the_indexing_loop_and_the_eager_ops(tmp_path):
+    script = SCRIPTS / "naive_port.py"
+    slow = profile(tmp_path, script, "100", flags=("--steps", "8", "--warmup", "4"))
+    assert slow["profile"]["verdict"] == "predict-bound"
+    predict = finding(slow, "predict-bound")
+    (where,) = predict["where"][:1]
+    assert (where["file"], where["line"]) == ("naive_port.py", line_of(script, "qval = model.predict(state1[None]"))
+    assert where["code"] == "qval = model.predict(state1[None], verbose=0)" and where["calls_per_step"] > 0
+    indexing = finding(slow, "indexing")
+    assert indexing["where"][0]["line"] == line_of(script, "X = [Q1[i][action_batch[i]] for i")
+    launched = finding(slow, "launch-bound")
+    assert launched["where"] and {w["line"] for w in launched["where"]} <= {
+        i for i, text in enumerate(script.read_text().splitlines(), start=1) if not text.strip().startswith("#")}
+    # The terminal says where, under each finding: "naive_port.py:56  qval = model.predict(...)  ·  1 call a step".
+    assert f"naive_port.py:{where['line']}  qval = model.predict(state1[None], verbose=0)  ·  " in slow["stdout"]
+    # Shares of one step never sum past it.
+    assert sum(f["share"] for f in slow["profile"]["findings"] if f["cause"] != "compile-bound") <= 1 + 1e-9
+
+
+def test_a_pipeline_that_runs_python_is_named_and_prefetch_is_never_advised_once_in_effect(tmp_path):
+    script = SCRIPTS / "py_function_pipeline.py"
+    plain = profile(tmp_path, script, "40", flags=("--steps", "10", "--warmup", "5"))
+    waiting = finding(plain, "input-bound")
+    assert plain["profile"]["verdict"] == "input-bound" and "tf.py_function" in waiting["title"]
+    assert f"py_function_pipeline.py:{line_of(script, 'def augment(image):')}" in waiting["fix"]
+    assert "write augment in TensorFlow ops" in waiting["fix"]
+    lines = {(w["line"], w["code"]) for w in waiting["where"]}
+    assert (line_of(script, "def augment(image):"), "def augment(image):") in lines
+    assert line_of(script, "dataset = dataset.map(") in {line for line, _ in lines}
+
+    parallel = profile(tmp_path, script, "40", "--prefetch-parallel", flags=("--steps", "10", "--warmup", "5"))
+    still = finding(parallel, "input-bound")
+    assert still is not None and "tf.py_function" in still["title"]  # the habit, named again: it is still there
+    assert "prefetch" in still["in_effect"] and "num_parallel_calls" in still["in_effect"]
+    assert not still["fix"].startswith("dataset.prefetch") and "cannot lift it far" in still["fix"]
+    assert still.get("try_fix", "") == ""  # nothing left to try without an edit
+
+    in_ops = profile(tmp_path, script, "40", "--tf-ops", flags=("--steps", "10", "--warmup", "5"))
+    gone = finding(in_ops, "input-bound")
+    assert gone is None or "tf.py_function" not in gone["title"]
+    assert in_ops["steps_per_second"] > parallel["steps_per_second"] > plain["steps_per_second"]
+
+
+def test_keras_s_work_per_batch_names_steps_per_execution_until_it_is_set(tmp_path):
+    script = SCRIPTS / "keras_small_batch.py"
+    small = profile(tmp_path, script, "1", flags=("--steps", "20", "--warmup", "5"))
+    keras = finding(small, "keras-overhead")
+    assert small["profile"]["verdict"] == "keras-overhead" and "steps_per_execution=32" in keras["fix"]
+    assert keras["try_fix"] == "steps_per_execution"
+    spe = profile(tmp_path, script, "1", "--spe", "32", flags=("--steps", "20", "--warmup", "5"))
+    fixes = [f["fix"] for f in spe["profile"]["findings"]]
+    assert not any("model.compile(..., steps_per_execution" in fix for fix in fixes), fixes
+    again = finding(spe, "keras-overhead")
+    assert again is None or again["in_effect"] == "steps_per_execution=32"
+    assert spe["steps_per_second"] > 1.5 * small["steps_per_second"]  # batches per second (3-4x measured here)
+
+
+def test_a_retrace_names_the_line_that_called_it_and_the_function_s_own_line(tmp_path):
+    script = SCRIPTS / "retrace.py"
+    done = profile(tmp_path, script, "40", flags=("--steps", "10", "--warmup", "5"))
+    retrace = finding(done, "retracing")
+    lines = [(w["line"], w["code"]) for w in retrace["where"]]
+    assert (line_of(script, "losses.append(train_step(epoch)"), "losses.append(train_step(epoch).numpy())  "
+            "# a new Python int every call: a new graph every call") in lines
+    assert (line_of(script, "def train_step(epoch):"), "def train_step(epoch):") in lines
+    assert "setting up a function call every step" not in [f["title"] for f in done["profile"]["findings"]]
+
+
+def test_the_seed_s_hjb_script_reads_slower_on_a_gpu_than_on_this_cpu(tmp_path):
+    script = tmp_path / "seed_hjb.py"
+    script.write_text(seed_hjb_script())
+    done = profile(tmp_path, script, "1500", flags=("--steps", "50"))
+    assert done["profile"]["verdict"] == "dispatch-bound"
+    assert done["profile"]["gpu_estimate"]["sentence"].startswith(
+        "Not measured here (no GPU): slower on a GPU than on this CPU: 340 launches a step.")
+    fetch = finding(done, "sync-bound")
+    assert fetch["where"][0]["code"] == "losses.append(loss.numpy())"
+
+
+def test_try_fixes_measures_each_fix_the_lab_can_apply_as_a_stored_run_linked_to_the_first(tmp_path):
+    """steps_per_execution on Keras's small batches, the model called instead of model.predict in the port, and
+    jit_compile where the arithmetic is the step (Keras at steps_per_execution=32)."""
+    cases = [(SCRIPTS / "keras_small_batch.py", ("1",), "steps_per_execution"),
+             (SCRIPTS / "naive_port.py", ("100",), "predict"),
+             (SCRIPTS / "keras_small_batch.py", ("1", "--spe", "32"), "jit_compile")]
+    store = Store(tmp_path / "home")
+    for script, args, fix in cases:
+        done = profile(tmp_path, script, *args, flags=("--steps", "8", "--warmup", "4", "--try-fixes"))
+        tries = {t["fix"]: t for t in done["profile"]["tries"]}
+        assert fix in tries, (script, tries)
+        tried = store.get_run(tries[fix]["run_id"])
+        assert tried.status == "done" and tried.config["fix_of"] == done["run_id"] and tried.config["fix"] == fix
+        assert tries[fix]["steps_per_second"] > 0 and tries[fix]["ratio"] > 0
+        if fix != "jit_compile":  # XLA's gain on a tiny CPU model is not a claim this test makes
+            assert tries[fix]["ratio"] > 1, tries[fix]
+        assert f"{tries[fix]['change']}: " in done["stdout"]
