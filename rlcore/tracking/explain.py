@@ -14,40 +14,19 @@ from typing import Any
 from rlcore.contract.profile import Finding
 from rlcore.tracking.causes import MIN_SECONDS, MIN_SHARE, Rule, Seen, Step, rules
 
-TIE = 1.3  # causes whose costs are within this ratio are ordered by their rules, not by time (a loaded machine
-# lengthens every part of a step, not all alike: two causes this close trade places from one run to the next)
-
 
 def explain(numbers: Any, *, steps_per_marker: int = 1, facts: Mapping[str, Any] | None = None,
             calls: Mapping[str, list[Any]] | None = None) -> list[Finding]:
     """The causes of a step's time, costliest first (per training step: K steps per call divided out); their
     shares of the step sum to at most one."""
     step = Step(numbers, max(1, steps_per_marker), dict(facts or {}), dict(calls or {}))
-    precedence: dict[int, int] = {}
     for rule in rules():
         for seen in _as_list(rule.decide(step)):
             found = _finding(rule, seen, step)
             if rule.always_named or (found.seconds_per_step >= MIN_SECONDS and found.share >= MIN_SHARE):
                 step.found.append(found)
-                precedence[id(found)] = rule.order
-    return _within_the_step(_ordered(step.found, precedence), step.seconds)
-
-
-def _ordered(found: list[Finding], precedence: dict[int, int]) -> list[Finding]:
-    """Costliest first; causes within ``TIE`` of each other in their rules' order; a cost paid once per run (a
-    compile) after the per-step ones."""
-    ranked = sorted(found, key=lambda f: (f.once_per_run, -f.seconds_per_step))
-    for _ in range(len(ranked)):
-        swapped = False
-        for i in range(len(ranked) - 1):
-            a, b = ranked[i], ranked[i + 1]
-            close = a.once_per_run == b.once_per_run and b.seconds_per_step * TIE >= a.seconds_per_step
-            if close and precedence[id(b)] < precedence[id(a)]:
-                ranked[i], ranked[i + 1] = b, a
-                swapped = True
-        if not swapped:
-            break
-    return ranked
+    ranked = sorted(step.found, key=lambda f: (f.once_per_run, -f.seconds_per_step))  # a compile after the rest
+    return _within_the_step(ranked, step.seconds)
 
 
 def _within_the_step(found: list[Finding], step_seconds: float) -> list[Finding]:

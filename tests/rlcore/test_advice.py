@@ -136,3 +136,30 @@ def test_try_fixes_measures_each_fix_the_lab_can_apply_as_a_stored_run_linked_to
         if fix != "jit_compile":  # XLA's gain on a tiny CPU model is not a claim this test makes
             assert tries[fix]["ratio"] > 1, tries[fix]
         assert f"{tries[fix]['change']}: " in done["stdout"]
+
+
+def _per_step_causes(document: dict) -> list[str]:
+    """The causes a step is spent on that are worth a change (10% of it or more), costliest first; a compile (paid
+    once per run) and the causes named whatever they cost (a 1% fetch) are no part of the order compared."""
+    return [f["cause"] for f in document["profile"]["findings"] if f["cause"] != "compile-bound" and f["share"] >= 0.1]
+
+
+def test_the_seed_s_script_and_a_naive_port_read_the_same_with_two_busy_processes_beside_them(tmp_path):
+    """The verdict follows the code, not the machine's load: the same bound and the same causes in the same order
+    on a quiet machine and with two CPU-busy processes beside it (this test makes them, and stops them)."""
+    from devtools.load import busy
+
+    seed = tmp_path / "seed_hjb.py"
+    seed.write_text(seed_hjb_script())
+    cases = [(seed, ("3000",), ("--steps", "50")), (SCRIPTS / "naive_port.py", ("100",), ("--steps", "8", "--warmup",
+                                                                                            "4"))]
+    quiet = [profile(tmp_path, script, *args, flags=flags) for script, args, flags in cases]
+    with busy(2):
+        loaded = [profile(tmp_path, script, *args, flags=flags) for script, args, flags in cases]
+    for a, b in zip(quiet, loaded, strict=True):
+        assert (a["profile"]["verdict"], _per_step_causes(a)) == (b["profile"]["verdict"], _per_step_causes(b))
+        for document in (a, b):  # a GPU step would pay more in launches than this CPU step takes: quiet or not
+            sentence = document["profile"]["gpu_estimate"]["sentence"]
+            if document["profile"]["verdict"] == "dispatch-bound":
+                assert sentence.startswith("Not measured here (no GPU): slower on a GPU than on this CPU"), sentence
+    assert quiet[0]["profile"]["verdict"] == "dispatch-bound" and quiet[1]["profile"]["verdict"] == "predict-bound"
