@@ -45,7 +45,8 @@ def eager_step():
             q = model(x)
             picked = tf.stack([q[i][actions[i]] for i in range(64)])
             loss = tf.reduce_mean(picked ** 2)
-        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables,
+                                      strict=True))
         return loss
     return step
 
@@ -63,7 +64,8 @@ def graph_step():
     def training_step():
         with tf.GradientTape() as tape:
             loss = tf.reduce_mean(model(x) ** 2)
-        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables,
+                                      strict=True))
         return loss
 
     def step():
