@@ -59,7 +59,8 @@ def _write(run: Any, metrics: Any, run_dir: Path, logdir: Path) -> tuple[int, in
     with writer.as_default():
         tf.summary.text("settings", "\n".join(f"{k} = {v}" for k, v in sorted(run.config.items())), step=0)
         for row in metrics.sort_values(["step", "rowid"] if "rowid" in metrics else ["step"]).itertuples():
-            tf.summary.scalar(str(row.name), float(row.value), step=int(row.step))
+            # As float64: TensorBoard keeps float32, so a value past its range reads as infinity, never an error.
+            tf.summary.scalar(str(row.name), tf.constant(float(row.value), tf.float64), step=int(row.step))
             written += 1
     writer.close()
     profile = run_dir / PROFILE_DIR / "plugins"

@@ -119,6 +119,16 @@ def field_text(value: Any) -> str:
     return number_text(value).replace(",", "")
 
 
+def readable(text: str) -> str:
+    """Text that may hold what no page can send (lone surrogates from undecodable bytes in an argv, a path): those
+    written as escapes, the rest as it is."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def value_text(value: Any) -> str:
     """A setting's value as a table shows it."""
     if isinstance(value, bool):
@@ -127,4 +137,4 @@ def value_text(value: Any) -> str:
         return f"{value:,}"
     if isinstance(value, float):
         return f"{value:g}" if abs(value) < 1e6 else f"{value:,.0f}"
-    return str(value) if value != "" else "(empty)"
+    return readable(str(value)) if value != "" else "(empty)"

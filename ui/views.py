@@ -271,9 +271,9 @@ def environment_rows(environment: Mapping[str, Any] | None) -> pd.DataFrame:
             name = ENVIRONMENT_NAMES.get(key, key.replace("_", " "))
             if isinstance(item, list | tuple):
                 item = ", ".join(map(str, item)) or "none"
-            rows.append({"item": f"{name}: {sub.replace('_', ' ')}" if sub else name,
+            rows.append({"item": fmt.readable(f"{name}: {sub.replace('_', ' ')}" if sub else name),
                          "value": "–" if item is None else fmt.value_text(item) if isinstance(item, int | float)
-                         else str(item)})
+                         else fmt.readable(str(item))})
     return pd.DataFrame(rows, columns=["item", "value"])
 
 

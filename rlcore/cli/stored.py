@@ -263,7 +263,12 @@ def run_runs(args: argparse.Namespace) -> int:
             f" to {written['logdir']}; open them with: tensorboard --logdir {path}")
         return 0
     if args.runs_command == "cancel":
-        print(f"run {run.id}: {cancel(store, run.id)}")
+        status = cancel(store, run.id)
+        if status == "cancel asked":
+            status = (f"cancel asked: it trains in its own process (pid {run.pid}), which the lab never kills; it "
+                      "stops at its next step (model.fit, a script), or when the code reads run.stopped "
+                      "(rlcore.init)")
+        print(f"run {run.id}: {status}")
         return 0
     try:
         if args.runs_command == "label":

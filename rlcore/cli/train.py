@@ -265,8 +265,13 @@ def _detach(kind: str, cfg: Any, label: str, preset: str | None, engine: str | N
     store = Store()
     try:
         run_id = service.create_run(store, kind, cfg, label, preset=preset, executor=executor.current(engine))
-        executor.submit(store, [run_id])
     except ConfigError as e:  # an executor that is not there (RLCORE_EXECUTOR, RLCORE_EXECUTORS): nothing queued
+        return fail(str(e))
+    try:
+        executor.submit(store, [run_id])
+    except ConfigError as e:  # it cannot reach its engine (no Ray cluster answers): the run it made is taken back
+        store.finish(run_id, "failed", error=str(e))
+        store.delete_run(run_id)
         return fail(str(e))
     run = store.get_run(run_id)
     if run is not None and run.status == "failed":

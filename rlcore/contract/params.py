@@ -178,6 +178,15 @@ def check_text(text: Any, what: str, max_length: int, *, multiline: bool = False
     return text
 
 
+def readable_name(text: str, max_length: int = LABEL_MAX) -> str:
+    """A name the lab makes from something it did not choose (a file's name): undecodable bytes, control characters
+    and bidirectional overrides written as escapes, cut to ``max_length`` characters, so it passes ``check_text``.
+    (A name a person gives is checked instead, and refused with one sentence.)"""
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    text = "".join(f"\\x{ord(c):02x}" if unicodedata.category(c) == "Cc" or c in _BIDI else c for c in text).strip()
+    return text if len(text) <= max_length else text[: max_length - 1] + "…"
+
+
 DIGITS = re.compile(r"[0-9]+", re.ASCII)
 _INT = re.compile(r"[+-]?[0-9]+", re.ASCII)
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|infinity|nan)",

@@ -63,6 +63,42 @@ class Reporter(Protocol):
     def on_end(self, summary: dict[str, Any]) -> None: ...
 
 
+def number(value: Any) -> float | None:
+    """A logged value as the metric it is charted as: any real number (a Python or numpy number, a bool, a tensor
+    or array of one element), past float's range as infinity, NaN and infinity kept; None for what is no number (a
+    string, a dict, None, a complex number, an array of several values)."""
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, int):
+        try:
+            return float(value)
+        except OverflowError:  # 10**400
+            return math.inf if value > 0 else -math.inf
+    if isinstance(value, float):
+        return value
+    if isinstance(value, str | bytes | dict | list | tuple | set | complex) or value is None:
+        return None
+    size = getattr(value, "size", None)
+    shape = getattr(value, "shape", None)
+    if shape is not None and (len(shape) > 0 and (size is None or int(size) != 1)):
+        return None
+    try:
+        result = complex(value) if "complex" in str(getattr(value, "dtype", "")) else float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return result if isinstance(result, float) else None
+
+
+def kind_of(value: Any) -> str:
+    """What a value that is no number is, for its one sentence: "text", "a dict", "an array of shape (3,)"."""
+    if isinstance(value, str):
+        return "text"
+    shape = getattr(value, "shape", None)
+    if shape is not None:
+        return f"an array of shape {tuple(shape)}"
+    return "None" if value is None else f"a {type(value).__name__}"
+
+
 @runtime_checkable
 class TakesRows(Protocol):
     """A reporter that also takes rows sampled beside the training (the machine's cores, memory, GPU)."""
@@ -92,8 +128,10 @@ class LossWindow:
         code): it gives no speed when it is shorter than half the window before it (one step in 16 ms read as
         63 steps/s beside a steady 6)."""
         metrics: dict[str, float] = {}
-        if self.losses:
-            loss = sum(float(x) for x in self.losses) / len(self.losses)  # not fsum: inf - inf is nan here
+        losses, self.losses = [number(x) for x in self.losses], []
+        losses = [x for x in losses if x is not None]  # a loss that is no number was said once where it was logged
+        if losses:
+            loss = sum(losses) / len(losses)  # not fsum: inf - inf is nan here
             if not math.isfinite(loss):
                 raise DivergedError(f"the training loss became {loss} after {steps:,} steps.")
             metrics[LOSS] = loss
@@ -101,7 +139,7 @@ class LossWindow:
         tail = last and self._span > 0 and span < 0.5 * self._span
         if self.rate_key and span > 0 and steps > self._steps and not tail:
             metrics[self.rate_key] = (steps - self._steps) / span
-        self.losses, self._steps, self._seconds, self._span = [], steps, seconds, max(span, 0.0)
+        self._steps, self._seconds, self._span = steps, seconds, max(span, 0.0)
         return metrics
 
 
@@ -134,7 +172,7 @@ class BufferedReporter:
 
     def on_record(self, record: Record) -> bool:
         with self._lock:
-            self.rows.extend((record.step, record.wall_seconds, k, float(v)) for k, v in record.metrics.items())
+            self.rows.extend((record.step, record.wall_seconds, k, v) for k, v in record.metrics.items())
         self.last_step = record.step
         self.progress = record.progress
         if record.phase:

@@ -14,6 +14,9 @@ from rlcore.contract.reporting import LOSS
 from rlcore.runs.store import Run, Store
 
 
+NOISE = 1.3  # two runs of the same code on one machine differ this much by chance (ui.views.NOISE_RATIO)
+
+
 def code_path(run: Run) -> str:
     """The script a run ran (its environment card's code), or "" for the lab's own code."""
     code = (run.environment or {}).get("code") if isinstance(run.environment, dict) else None
@@ -48,8 +51,8 @@ def since_sentence(run: Run, runs: Iterable[Run]) -> str | None:
         b = workloads.headline_value(previous.summary, rate)
         if a and b:
             ratio = a / b
-            parts.append(f"{ratio:,.1f}x faster" if ratio >= 1.05 else f"{1 / ratio:,.1f}x slower" if ratio <= 0.95
-                         else "about as fast")
+            parts.append(f"{ratio:,.1f}x faster" if ratio >= NOISE else f"{1 / ratio:,.1f}x slower"
+                         if ratio <= 1 / NOISE else "about as fast (within what two runs of one script differ by)")
     changed = (previous.environment or {}).get("code", {}).get("sha256") != (run.environment or {}).get(
         "code", {}).get("sha256")
     what = "the same script, changed since" if changed else "the same script, unchanged"

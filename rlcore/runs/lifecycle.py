@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from rlcore.contract.reporting import BufferedReporter, DivergedError, Reporter, RunInfo
 from rlcore.contract.workloads import Outcome
 from rlcore.runs.store import Store, StoreError
+from rlcore.tracking.hooks import interrupts_deferred
 
 FLUSH_SECONDS = 0.5
 HEARTBEAT_SECONDS = 2.0
@@ -119,10 +120,11 @@ class RunLifecycle:
         except DivergedError as e:
             return self.fail("diverged", str(e))
         except KeyboardInterrupt:  # Ctrl-C on a run in the foreground: it ends as cancelled, its numbers kept
-            return self.fail("cancelled", "interrupted (Ctrl-C)")
+            with interrupts_deferred(swallow=True):  # another Ctrl-C meanwhile: the end is written all the same
+                return self.fail("cancelled", "interrupted (Ctrl-C)")
         except Exception as e:
             self._traceback()
-            return self.fail("failed", str(e) or type(e).__name__)
+            return self.fail("failed", _said(e))
 
     def done(self, outcome: Outcome) -> Ended:
         """The training returned: done, or cancelled when it stopped for a cancel; the summary with the sink's
@@ -267,6 +269,12 @@ class SpaceReserve:
         self.held = False
         with contextlib.suppress(OSError):
             self.path.unlink(missing_ok=True)
+
+
+def _said(error: BaseException) -> str:
+    """An exception's message as a run's reason: undecodable bytes escaped, one line's worth."""
+    text = str(error) or type(error).__name__
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")[:1000]
 
 
 def sharing_sentence(store: Store, run_id: int) -> str | None:

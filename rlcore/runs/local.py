@@ -140,6 +140,11 @@ def cancel(store: Store, run_id: int, grace_seconds: float = 3.0) -> str:
             return run.status if run else "deleted"
         time.sleep(0.1)
     run = store.get_run(run_id)
+    if run and run.status in ACTIVE and run.own_process:
+        # A person's own process (rlcore.init, model.fit with the callback, the CLI in the foreground) is never
+        # killed: it heard the cancel and stops at its next step (model.fit, a script's) or when its code reads
+        # run.stopped (rlcore.init); the run stays running until it does.
+        return "cancel asked"
     if run and run.status in ACTIVE and run.pid:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(run.pid, signal.SIGTERM)
@@ -168,7 +173,11 @@ def run_worker(run_id: int, store: Store | None = None) -> int:
     prepare_process(",".join(devices_of(cfg)), store.home, threads=threads_of(cfg),
                     profile_dir=store.run_dir(run_id) / PROFILE_DIR)
     execute(store, run_id, workload, cfg)
-    return 0
+    # The run is recorded: the worker ends now, whatever threads the code left running (a person's script may
+    # leave a non-daemon thread), so the queue's next run never waits on it.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -71,7 +71,9 @@ class OwnRun:
             summary = self.session.finish(self.session.end())
         finally:
             self._life.stop_beating()
-        if status == "done":
+        if status == "done" and summary.get("diverged"):
+            self._life.fail("diverged", summary["diverged"])
+        elif status == "done":
             self._life.done(Outcome(summary, stopped=self.stopped))
         else:
             self._life.fail(status, error or status)

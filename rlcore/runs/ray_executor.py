@@ -58,11 +58,30 @@ def _ray() -> Any:
     return ray
 
 
+def checked_address(address: str) -> str:
+    """A cluster's address as Ray takes it ("auto", or HOST:PORT), and one that answers: anything else is one
+    sentence at once (Ray itself waits a minute for a port nobody listens on)."""
+    if address == "auto":
+        return address
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    host = host.strip("[]")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConfigError(f"A Ray cluster's address is HOST:PORT (like 127.0.0.1:6379), not {address[:80]!r}.",
+                          "executor")
+    try:
+        with socket.create_connection((host, int(port)), timeout=5):
+            pass
+    except OSError as e:
+        raise ConfigError(f"No Ray cluster answers at {address[:80]} ({e.strerror or e}); start one with `ray start "
+                          f"--head` or set {ADDRESS_ENV}.", "executor") from None
+    return address
+
+
 def connect(address: str | None = None) -> Any:
     """Join the cluster (``$RLCORE_RAY_ADDRESS``, default the one running on this machine) once per process."""
     ray = _ray()
     if not ray.is_initialized():
-        target = address or settings.RAY_ADDRESS.text() or "auto"
+        target = checked_address(address or settings.RAY_ADDRESS.text() or "auto")
         try:
             ray.init(address=target, namespace=NAMESPACE, log_to_driver=False, logging_level="WARNING",
                      runtime_env={"env_vars": {"PYTHONPATH": str(PROJECT_ROOT), "RAY_USAGE_STATS_ENABLED": "0"}})

@@ -94,8 +94,12 @@ def _upgrade_configs(db: sqlite3.Connection, version: int) -> None:
     store version (``Workload.upgrades``); kinds no workload of this lab has are kept as they are."""
     for run_id, kind, text in db.execute("SELECT id, kind, config FROM runs").fetchall():
         upgrade = WORKLOADS.get(kind).upgrades.get(version) if WORKLOADS.has(kind) else None
-        if upgrade is not None:
-            db.execute("UPDATE runs SET config = ? WHERE id = ?", (json.dumps(upgrade(json.loads(text))), run_id))
+        try:
+            config = json.loads(text)
+        except (ValueError, TypeError):
+            continue  # a hand-damaged row stays as it is (it reads as damaged)
+        if upgrade is not None and isinstance(config, dict):
+            db.execute("UPDATE runs SET config = ? WHERE id = ?", (json.dumps(upgrade(config)), run_id))
 
 
 def _migrate_v4_store_id(db: sqlite3.Connection) -> None:
@@ -132,6 +136,26 @@ MIGRATIONS.append("""
 
 MIGRATIONS.append(lambda db: _upgrade_configs(db, 7))  # the threads setting: runs before it ran with the default
 MIGRATIONS.append(lambda db: _upgrade_configs(db, 8))  # on/off settings became booleans
+
+
+def _migrate_v9_values_may_be_missing(db: sqlite3.Connection) -> None:
+    """A metric's value may be NaN (SQLite keeps it as NULL: read back as NaN, charted as a gap), so a value the
+    code logged can never fail a run; and a run started by a person's own process (rlcore.init, the CLI in the
+    foreground) says so, so a cancel asks that process and never kills it."""
+    for statement in ("""CREATE TABLE metrics_v9 (
+                            run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+                            step INTEGER NOT NULL, wall REAL NOT NULL, name TEXT NOT NULL, value REAL)""",
+                      "INSERT INTO metrics_v9 (rowid, run_id, step, wall, name, value) "
+                      "SELECT rowid, run_id, step, wall, name, value FROM metrics",
+                      "DROP TABLE metrics",
+                      "ALTER TABLE metrics_v9 RENAME TO metrics",
+                      "CREATE INDEX metrics_by_run ON metrics(run_id, name, step)",
+                      "CREATE INDEX metrics_by_run_rowid ON metrics(run_id)",
+                      "ALTER TABLE runs ADD COLUMN own_process INTEGER NOT NULL DEFAULT 0"):
+        db.execute(statement)
+
+
+MIGRATIONS.append(_migrate_v9_values_may_be_missing)
 
 
 class StoreError(RuntimeError):
@@ -230,6 +254,8 @@ class Run:
     sweep_id: int | None = None
     watched_seconds: float = 0.0  # how long a live view was open while it ran (0: nobody watched)
     watch_refresh: float | None = None  # the fastest refresh period of those views, seconds
+    own_process: bool = False  # started by a person's own process (rlcore.init, the CLI in the foreground)
+    damaged: str = ""  # why a stored column could not be read (a hand-edited row): the rest of the run stands
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -246,7 +272,7 @@ class Run:
         return quiet if quiet > HEARTBEAT_STALE_SECONDS else None
 
 
-_RUN_COLUMNS = [f.name for f in fields(Run)]
+_RUN_COLUMNS = [f.name for f in fields(Run) if f.name != "damaged"]
 
 
 @dataclass(frozen=True)
@@ -263,11 +289,25 @@ class Sweep:
 
 
 def _decode(row: sqlite3.Row) -> Run:
+    """A run as stored; a column that is not what the lab wrote (a hand-edited row: not JSON, a summary that is no
+    object) reads as empty, and ``damaged`` says which, so one row never takes down a page or a command."""
     values = {k: row[k] for k in _RUN_COLUMNS}
+    damaged = []
     for key in ("config", "environment", "summary"):
-        values[key] = json.loads(values[key]) if values[key] else None
+        try:
+            value = json.loads(values[key]) if values[key] else None
+        except (ValueError, TypeError):
+            value = None
+        if values[key] and not isinstance(value, dict):
+            damaged.append(key)
+            value = None
+        values[key] = value
+    if values["config"] is None:
+        values["config"] = {}
     values["cancel_requested"] = bool(values["cancel_requested"])
-    return Run(**values)
+    values["own_process"] = bool(values.get("own_process", 0))
+    return Run(**values, damaged=(f"Run {values['id']}'s stored {' and '.join(damaged)} cannot be read (it is not what "
+                                  "the lab wrote); its other columns are shown." if damaged else ""))
 
 
 class Store:
@@ -423,7 +463,7 @@ class Store:
                                  (kind, json.dumps(config), label, now, preset, executor))
             else:
                 cur = db.execute("INSERT INTO runs (kind, config, label, created, preset, executor, status, pid, host, "
-                                 "started, heartbeat) VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)",
+                                 "started, heartbeat, own_process) VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, 1)",
                                  (kind, json.dumps(config), label, now, preset, executor, running_pid, HOST, now,
                                   now))
             return int(cur.lastrowid)

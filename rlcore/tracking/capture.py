@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rlcore.tracking.hooks import CallSite, Instruments
+from rlcore.tracking.hooks import CallSite, Instruments, Patches
 from rlcore.tracking.machine import PROFILE_DIR_ENV  # where this process keeps a capture (CLI, worker, Ray task)
 
 STEP_MARKER = "train"  # the name of each captured step's marker on the timeline (TensorBoard's step markers)
@@ -63,6 +63,7 @@ class ProfileWindow:
         self.error: str | None = None
         self._t0 = 0.0
         self._trace: Any = None
+        self._yielding = Patches()
         self.instruments = Instruments()
 
     @property
@@ -115,7 +116,7 @@ class ProfileWindow:
         self.excluded_steps += units
         if self.captured >= self.wanted:
             self._stop_capture()
-            if self.where_steps:
+            if self.where_steps and not self.error:
                 self._start_locating()
         return True
 
@@ -142,6 +143,29 @@ class ProfileWindow:
             return
         self.capturing = True
         self.instruments.install()  # the code's own calls named on the timeline while it records
+        self._give_way_to_the_code()
+
+    def _give_way_to_the_code(self) -> None:
+        """Code that starts TensorFlow's profiler itself while the window records (its own capture, a
+        TensorBoard callback's) gets it: the window ends there and says so, the code's start goes ahead."""
+        from tensorflow._api.v2.profiler import experimental as api
+        from tensorflow.python.profiler import profiler_v2
+
+        window = self
+
+        def make(original: Any) -> Any:
+            def start(*args: Any, **kwargs: Any) -> Any:
+                if window.capturing:
+                    window.error = ("Your code started TensorFlow's profiler itself while the lab's window "
+                                    "recorded, so the lab's window gave way: this run has no profile of its own (the "
+                                    "capture your code asked for is yours); its numbers are unaffected.")
+                    window._stop_capture()
+                return original(*args, **kwargs)
+            return start
+
+        self._yielding = Patches()
+        for owner in (api, profiler_v2):
+            self._yielding.wrap(owner, "start", make)
 
     def finish(self) -> None:
         """Stop the capture and the counting (when the loop ends before the window is full, too)."""
@@ -153,6 +177,7 @@ class ProfileWindow:
             return
         import tensorflow as tf
 
+        self._yielding.remove()
         self.instruments.remove()
         with contextlib.suppress(Exception):
             tf.profiler.experimental.stop()

@@ -357,6 +357,26 @@ def _defined_at(function: Any) -> tuple[str, int, str] | None:
 # ---------------------------------------------------------------- steps of code that does not mark them
 
 
+@contextlib.contextmanager
+def interrupts_deferred(*, swallow: bool = False) -> Iterator[None]:
+    """Ctrl-C while a run's end is being written (its profile read, its summary stored) is held until it is
+    written, then raised (``swallow``: dropped, the run ends cancelled anyway): a second Ctrl-C never leaves a
+    traceback and an unrecorded run (main thread only)."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    heard: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: heard.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if heard and not swallow:
+        raise KeyboardInterrupt
+
+
 class Cancelled(BaseException):
     """Raised into a script at its next step when its run was cancelled: it ends the script as Ctrl-C would, and no
     ``except Exception`` in the script catches it."""

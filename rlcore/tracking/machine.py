@@ -12,8 +12,10 @@ import contextlib
 import io
 import os
 import platform
+import re
 import socket
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -132,14 +134,25 @@ def cpu_key() -> str:
     return hashlib.sha1(described.encode()).hexdigest()[:12]
 
 
+# What TensorFlow's C++ side writes at start-up and along the way (absl, oneDNN, CUDA probes, XLA's notices): lines
+# of glog's format ("I0000 00:00:...  12345 file.cc:31] ..."), TensorFlow's dated ones, and a few fixed sentences.
+NATIVE_LINE = re.compile(rb"^(?:[IWEF]\d{4} [\d:.]+ +\d+ \S+:\d+\]"
+                         rb"|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+: [IWEF] "
+                         rb"|WARNING: All log messages before absl::InitializeLog|To enable the following instructions"
+                         rb"|.*rebuild TensorFlow with the appropriate compiler flags)")
+
+
 def quiet_native_logs() -> None:
-    """Send what TensorFlow's C++ side writes to the process's stderr (absl/oneDNN/CUDA start-up lines, XLA's
-    cache notices) nowhere, and keep Python's own stderr (errors, progress bars, tracebacks) on the terminal.
+    """Keep what TensorFlow's C++ side writes to the process's stderr (absl/oneDNN/CUDA start-up lines, XLA's
+    cache notices) off the terminal, and everything else written to file descriptor 2 on it: Python's own stderr
+    (errors, progress bars, tracebacks), and a person's script's ``os.write(2, ...)``, ``sys.__stderr__`` and its
+    subprocesses' stderr, which are theirs.
 
     TensorFlow logs from C++ straight to file descriptor 2, whatever TF_CPP_MIN_LOG_LEVEL says for some lines
     ("failed call to cuInit", the absl pre-init warning). Python writes through ``sys.stderr``, which is moved to a
-    copy of the original descriptor first. Must run before TensorFlow is imported; child processes inherit the
-    quiet descriptor 2.
+    copy of the original descriptor first; descriptor 2 becomes a pipe that a thread reads, dropping TensorFlow's
+    lines and passing the rest on (a partial line after a short pause). Must run before TensorFlow is imported;
+    child processes inherit the filtered descriptor 2.
     """
     import sys
 
@@ -147,11 +160,39 @@ def quiet_native_logs() -> None:
         return
     sys.stderr.flush()
     terminal = os.dup(2)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 2)
-    os.close(devnull)
-    sys.stderr = _Stderr(open(terminal, "wb", buffering=0), encoding=sys.stderr.encoding or "utf-8",  # noqa: SIM115
-                         errors="backslashreplace", line_buffering=True)
+    read, write = os.pipe()
+    os.dup2(write, 2)
+    os.close(write)
+    sys.stderr = _Stderr(open(terminal, "wb", buffering=0, closefd=False),  # noqa: SIM115
+                         encoding=sys.stderr.encoding or "utf-8", errors="backslashreplace", line_buffering=True)
+    sys.__stderr__ = sys.stderr  # the script's sys.__stderr__ is the terminal too
+    threading.Thread(target=_pass_on, args=(read, terminal), name="rlcore-stderr", daemon=True).start()
+
+
+def _pass_on(read: int, terminal: int, pause: float = 0.2) -> None:
+    """What descriptor 2 receives, on to the terminal, but TensorFlow's own log lines."""
+    import select
+
+    pending = b""
+    while True:
+        ready, _, _ = select.select([read], [], [], pause if pending else None)
+        if not ready:  # a partial line ("50%\r") waited long enough: it is shown as it is
+            _write(terminal, pending)
+            pending = b""
+            continue
+        chunk = os.read(read, 1 << 16)
+        if not chunk:
+            _write(terminal, pending)
+            return
+        *lines, pending = (pending + chunk).split(b"\n")
+        kept = b"".join(line + b"\n" for line in lines if not NATIVE_LINE.match(line))
+        _write(terminal, kept)
+
+
+def _write(fd: int, data: bytes) -> None:
+    with contextlib.suppress(OSError):  # a closed terminal, a full disk under a worker's log: the text, never the run
+        while data:
+            data = data[os.write(fd, data):]
 
 
 class _Stderr(io.TextIOWrapper):

@@ -22,6 +22,7 @@ A loop keeps only its algorithm (as SB3's ``DQN.train`` does on ``OffPolicyAlgor
 from __future__ import annotations
 
 import contextlib
+import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -33,12 +34,15 @@ from rlcore.contract.reporting import (
     READING_PROFILE,
     STEPS_PER_S,
     TRAINING,
+    DivergedError,
     LossWindow,
     NullReporter,
     Record,
     Reporter,
     RunInfo,
     TakesRows,
+    kind_of,
+    number,
 )
 from rlcore.tracking import capture, system_metrics
 
@@ -109,6 +113,9 @@ class TrainingRun:
         self._every_record = every_record
         self._profile_counts_calls = profile_counts_calls
         self._logged: dict[str, Any] = {}
+        self.not_charted: dict[str, str] = {}  # logged keys whose values were no numbers, and what they were
+        self.raise_divergence = True  # False: a NaN loss stops the run (``diverged``) instead of raising
+        self.diverged = ""
         self._t0: float | None = None
         self._frozen: float | None = None
         self._last_report = 0.0
@@ -213,6 +220,8 @@ class TrainingRun:
         self.stop_clock()
         self._sampler.__exit__(None, None, None)
         full = dict(summary or {})
+        if self.not_charted:
+            full["not_charted"] = dict(self.not_charted)
         system = self._sampler.summary()
         if system:
             full["system"] = system
@@ -270,7 +279,11 @@ class TrainingRun:
     # ------------------------------------------------------------ records
 
     def add_loss(self, loss: Any) -> None:
-        """A step's loss (a tensor is fetched only when the next record is made)."""
+        """A step's loss (a tensor is fetched only when the next record is made); one that can be no number (text,
+        a dict) is said once and left out."""
+        if isinstance(loss, str | bytes | dict | list | tuple | complex) or loss is None:
+            self._numbers({"loss": loss})
+            return
         self.window.add_loss(loss)
 
     def log(self, **metrics: Any) -> bool:
@@ -299,11 +312,17 @@ class TrainingRun:
         started = self.clock()
         seconds = self.train_seconds
         values = dict(self._every_record()) if self._every_record else {}
-        values.update(self.window.close(self.timed_steps, seconds, last=last))
-        values.update(self._logged)
+        try:
+            values.update(self.window.close(self.timed_steps, seconds, last=last))
+        except DivergedError as e:
+            if self.raise_divergence:
+                raise
+            self.diverged, self.stopped = str(e), True  # a person's own loop hears it as a stop, not an exception
+            return False
+        values.update(self._numbers(self._logged))
         self._logged = {}
         if metrics:
-            values.update(metrics)
+            values.update(self._numbers(metrics))
         values.update({PHASE_PREFIX + name: s for name, s in self.phase_seconds.items()})
         record = Record(self.steps if step is None else step, seconds, values, self.progress, phase)
         if not self.reporter.on_record(record):
@@ -312,6 +331,20 @@ class TrainingRun:
         if self._paused_at is None and self._frozen is None:
             self.reporting_seconds += self._last_report - started  # making a record is bookkeeping, not training
         return not self.stopped
+
+    def _numbers(self, logged: Mapping[str, Any]) -> dict[str, float]:
+        """The logged values that are numbers (NaN and infinity kept: charted as gaps); each key whose value is no
+        number is said once, in one sentence, and left out (the run goes on)."""
+        out = {}
+        for key, value in logged.items():
+            x = number(value)
+            if x is not None:
+                out[key] = x
+            elif key not in self.not_charted:
+                self.not_charted[key] = kind_of(value)
+                print(f"rlcore: {key!s:.80} is {self.not_charted[key]}, not a number, so it is not charted (the run "
+                      "goes on).", file=sys.stderr)
+        return out
 
     def read_profile(self, *, compile_seconds: float = 0.0, train_seconds: float = 0.0, steps_per_marker: int = 1,
                      facts: Mapping[str, Any] | None = None) -> dict[str, Any] | None:

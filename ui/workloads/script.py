@@ -104,7 +104,8 @@ def again(store: Store, run: Run, metrics: pd.DataFrame) -> None:
     try:
         now = sha256(path)
     except OSError:
-        st.caption(fmt.md(f"The script {path} is no longer there, so this run cannot be run again.", 300))
+        st.caption(fmt.md(f"The script {path} is no longer there as a script (gone, or no regular file now), so "
+                          "this run cannot be run again.", 300))
         return
     if then and now != then:
         st.warning(fmt.md(f"{path.name} changed since this run (its content's hash is not the one that ran); "

@@ -26,7 +26,7 @@ def train(cfg: ScriptConfig, reporter: Reporter) -> Outcome:
     """Run the script under the lab's hooks and say what it did; an exception or a non-zero exit fails the run
     with its last line, Ctrl-C cancels it, a cancel from the lab stops it at its next step."""
     from rlcore.contract.params import ConfigError
-    from rlcore.tracking.hooks import Cancelled
+    from rlcore.tracking.hooks import Cancelled, interrupts_deferred
     from rlcore.workloads.script import runner
     from rlcore.workloads.script.code import sha256
     from rlcore.workloads.script.session import Session
@@ -39,12 +39,15 @@ def train(cfg: ScriptConfig, reporter: Reporter) -> Outcome:
     failure: BaseException | None = None
     stopped = False
     try:
-        runner.run(script, cfg.argv, cfg.cwd or None)
-    except Cancelled:
+        runner.run(script, cfg.argv, cfg.cwd or None, passes=(Cancelled,))
+    except Cancelled as e:
+        if not session.run.stopped:  # the script raised the lab's own exception itself: that is its failure
+            failure = runner.ScriptFailed(runner.printable(f"Cancelled: {e}"))
         stopped = True
     except BaseException as e:  # the run's books are closed first, then it is raised again
         failure = e
-    summary = session.finish(session.end())
+    with interrupts_deferred():  # a second Ctrl-C while the run's end is written waits until it is
+        summary = session.finish(session.end())
     if failure is not None:
         raise failure
     return Outcome(summary, {}, stopped or session.run.stopped)
@@ -77,11 +80,12 @@ def judge(cfg: ScriptConfig, summary: dict[str, Any]) -> Verdict:
 def prepare(values: dict[str, Any]) -> dict[str, Any]:
     """A script that exists and parses, its path made absolute, its hash, and its name (the file's): one sentence
     for each thing wrong, before any run is stored."""
+    from rlcore.contract.params import LABEL_MAX, check_text, readable_name
     from rlcore.workloads.script import code, runner
 
     script = runner.check(str(values.get("path", "")))
-    return dict(values) | {"path": str(script.resolve()), "sha256": code.sha256(script),
-                           "name": values.get("name") or script.name}
+    name = check_text(values.get("name") or "", "--name", LABEL_MAX) or readable_name(script.name)
+    return dict(values) | {"path": str(script.resolve()), "sha256": code.sha256(script), "name": name}
 
 
 def code_card(cfg: ScriptConfig) -> dict[str, Any]:

@@ -3,18 +3,33 @@ the arguments. A run's environment card carries it, so a number can always be tr
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+MAX_BYTES = 16 << 20  # what a script can be (runner.MAX_BYTES): a larger file is not hashed
+
 
 def sha256(path: str | Path) -> str:
+    """The content hash of a regular file of at most 16 MB; OSError for anything else (a FIFO would block the
+    reader, /dev/zero never end), so no view or worker ever hangs on a path that changed into one."""
+    try:
+        info = os.stat(path)
+    except ValueError as e:  # a NUL byte in the path
+        raise OSError(errno.EINVAL, str(e), str(path)) from None
+    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
+        raise OSError(errno.EINVAL, "not a regular file of at most 16 MB", str(path))
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
+            if f.tell() > MAX_BYTES:
+                raise OSError(errno.EFBIG, "larger than 16 MB", str(path))
     return digest.hexdigest()
 
 

@@ -42,6 +42,9 @@ class LabCallback(keras.callbacks.Callback):
         return self.session.run
 
     def on_train_begin(self, logs: dict | None = None) -> None:
+        if self._owned is not None:  # the last fit with this callback raised (Keras then skips on_train_end)
+            self._owned.finish("failed", "its model.fit raised before it ended")
+            self._owned = self.session = None
         if self.session is None and self._start is not None:  # rlcore.init: joins a run that stands, else starts one
             self._owned = self._start(name=self.name or self.model.name, profile=self.profile, warmup=self.warmup)
             self.session = self._owned.session
@@ -69,19 +72,27 @@ class LabCallback(keras.callbacks.Callback):
     def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
         if logs:  # Keras has already made them Python numbers (its own sync per batch); "loss" is the run's loss
             self.run.log(**logs)
+        if self.run.stopped:  # a cancel from the dashboard or the CLI: fit stops at this batch, as EarlyStopping does
+            self.model.stop_training = True
+
+    # model.evaluate and model.predict call these too, with no training (and no run) of the callback's own.
 
     def on_test_begin(self, logs: dict | None = None) -> None:
-        self.run.pause()  # validation is not training
+        if self.session is not None:
+            self.run.pause()  # validation is not training
 
     def on_test_end(self, logs: dict | None = None) -> None:
-        self.run.resume()
+        if self.session is not None:
+            self.run.resume()
 
     def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
         validation = {k: v for k, v in (logs or {}).items() if k.startswith("val_")}
-        if validation:
+        if validation and self.session is not None:
             self.run.emit(validation)
 
     def on_train_end(self, logs: dict | None = None) -> None:
+        if self.session is None:
+            return
         if self.run.step_open:
             self.run.end_step(self._units, compiles=self._first, report=False)
         self.session.auto.standing_aside -= 1

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rlcore.contract.params import LABEL_MAX, check_text
+from rlcore.contract.params import LABEL_MAX, check_text, readable_name
 from rlcore.contract.reporting import Reporter
 from rlcore.workloads.script.config import ScriptConfig
 
@@ -40,7 +40,8 @@ def joined() -> Any:
 
 
 def label(cfg: ScriptConfig) -> str:
-    return cfg.name.strip() or (Path(cfg.path).name if cfg.path else UNNAMED)
+    """The name a person gave (checked in ``here``), else the script's file name made readable."""
+    return cfg.name.strip() or (readable_name(Path(cfg.path).name) if cfg.path else UNNAMED)
 
 
 def keras_callback() -> type:

@@ -45,6 +45,7 @@ class Session:
         self.run = TrainingRun(reporter, kind="script", unit="steps", config=asdict(cfg), rate_key=STEPS_PER_S,
                                profile=cfg.profile, profile_after=cfg.warmup, profile_dir=profile_dir)
         self.raise_on_cancel = raise_on_cancel
+        self.run.raise_divergence = raise_on_cancel  # rlcore.init: a NaN loss stops the run, the code goes on
         self.auto = AutoSteps(self.run, on_cancel=self.check_cancel)
         self.datasets = Notes()  # the pipelines it iterates: what a cause of waiting for input reads
         self.keras: dict[str, Any] = {}
@@ -133,6 +134,8 @@ class Session:
             "compile_seconds": self.run.compile_seconds, "step_source": source, "keras": dict(self.keras),
             "stopped_early": self.run.stopped, "profile": profile,
         }
+        if self.run.diverged:
+            summary["diverged"] = self.run.diverged
         if self.cfg.fix:
             from rlcore.workloads.script import fixes
 
