@@ -13,7 +13,6 @@ from rlcore.contract.profile import of_summary
 from rlcore.contract.reporting import LOSS
 from rlcore.runs.store import Run, Store
 
-
 NOISE = 1.3  # two runs of the same code on one machine differ this much by chance (ui.views.NOISE_RATIO)
 
 
