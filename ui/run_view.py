@@ -151,6 +151,8 @@ def _heading(run: Run) -> None:
         preset = f" ({fmt.md(run.preset)})" if run.preset and not named else ""
         st.subheader(f"Run {run.id}: {fmt.md(run.label, 120)}{preset} — {run.status}", width="content")
         share.share_button({"run": run.id}, f"run {run.id}")
+    if run.damaged:
+        st.warning(fmt.md(run.damaged, 300), icon=":material/warning:")
 
 
 def _charts(run: Run, metrics: pd.DataFrame) -> None:

@@ -231,6 +231,8 @@ def run_runs(args: argparse.Namespace) -> int:
         else:
             print(printable(f"run {run.id} ({run.kind}, {run.label}): {run.status}"
                             + (f" — {run.error}" if run.error else "") + f"; {details['metric_rows']:,} metric rows"))
+            if run.damaged:
+                print(printable(run.damaged))
             if verdict:
                 print(printable(verdict["text"]))
             numbers = _headline_text(run)

@@ -186,7 +186,7 @@ class RunLifecycle:
             return
         with contextlib.suppress(OSError):
             self.log.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.log, "a", encoding="utf-8") as out:
+            with open(self.log, "a", encoding="utf-8", errors="backslashreplace") as out:
                 traceback.print_exc(file=out)
 
 
