@@ -171,20 +171,31 @@ def _charts(run: Run, metrics: pd.DataFrame) -> None:
     if any(c.smooth and c.metric in present for c, _ in views.charts_to_draw(workload.charts, metrics["name"])):
         smoothing = st.slider("smoothing (EMA)", 0.0, 0.99, 0.6, key=f"smooth_{run.id}",
                               help="TensorBoard's debiased moving average; the raw values stay faint behind it.")
+    pairs = views.charts_to_draw(workload.charts, metrics["name"])
+    query = ""
+    if len(pairs) - len(workload.charts) > views.CHART_CAP:  # thousands of logged keys: a search, as TensorBoard's
+        query = st.text_input("find a metric", key=f"find_metric_{run.id}", placeholder="a part of its name",
+                              help="This run logged more metrics than a page draws at once; type part of a name.")
+    pairs, more, prefixes = views.capped_charts(pairs, workload.charts, query)
+    if prefixes:
+        st.caption(fmt.md(f"{sum(prefixes.values()):,} metrics of the run's own, by prefix: " + ", ".join(
+            f"{p} {n:,}" for p, n in list(prefixes.items())[:12]) + (f"; {more:,} more match than are drawn: narrow "
+                                                                     "the search." if more else "."), 600))
     columns = st.columns(2)
-    for drawn, (key, title, figure) in enumerate(_figures(run, metrics, present, smoothing)):
+    for drawn, (key, title, figure) in enumerate(_figures(run, metrics, pairs, smoothing)):
         with columns[drawn % 2]:
             plotly_live.chart(figure, key=key, title=title)
 
 
-def _figures(run: Run, metrics: pd.DataFrame, present: set[str], smoothing: float) -> list[tuple[str, str, Any]]:
+def _figures(run: Run, metrics: pd.DataFrame, pairs: list[tuple[workloads.Chart, list[str]]],
+             smoothing: float) -> list[tuple[str, str, Any]]:
     """The run's charts as (key, title, Plotly figure), each drawn in place by ui/plotly_live.py. While it lives, a
     chart whose data did not change since the last tick is sent again as it was, not built anew."""
     cache_key = f"_figures_{run.id}"
     cache = st.session_state.get(cache_key) if run.live else None
     old = cache["figures"] if cache and cache["smoothing"] == smoothing else {}
     figures = {}
-    for i, (chart, names) in enumerate(views.charts_to_draw(workloads.of_run(run.kind).charts, metrics["name"])):
+    for i, (chart, names) in enumerate(pairs):
         rows = metrics[metrics["name"].isin(names)]
         signature = (chart.metric, chart.title, len(rows))
         if signature in old:

@@ -233,6 +233,29 @@ def charts_to_draw(declared: Sequence[workloads.Chart], logged: Iterable[str]) -
     return out
 
 
+CHART_CAP = 24  # charts of a run's own metrics drawn at once; more are found by a search (TensorBoard's tag filter)
+
+
+def capped_charts(pairs: list[tuple[workloads.Chart, list[str]]], declared_charts: Sequence[workloads.Chart],
+                  query: str = "", cap: int = CHART_CAP
+                  ) -> tuple[list[tuple[workloads.Chart, list[str]]], int, dict[str, int]]:
+    """The charts to draw of a run that logged many metrics: the workload's declared ones always, the run's own
+    (one per metric it logged) that match ``query`` (a part of the name, any case) up to ``cap``; how many more
+    match; the own metrics' prefixes ("layer1/": 40) to search by."""
+    declared = [p for p in pairs if p[0] in declared_charts or p[0].kind == "system"]
+    own = [p for p in pairs if p not in declared]
+    if len(own) <= cap and not query:
+        return pairs, 0, {}
+    wanted = query.strip().lower()
+    matching = [p for p in own if wanted in p[0].metric.lower()]
+    prefixes: dict[str, int] = {}
+    for chart, _ in own:
+        prefix = chart.metric.split("/")[0] + "/" if "/" in chart.metric else "(no prefix)"
+        prefixes[prefix] = prefixes.get(prefix, 0) + 1
+    return declared + matching[:cap], max(0, len(matching) - cap), dict(sorted(prefixes.items(),
+                                                                                 key=lambda kv: -kv[1]))
+
+
 # ---------------------------------------------------------------- settings
 
 
