@@ -10,7 +10,7 @@ HOST ?= 127.0.0.1
 TEST_WORKERS ?= 2
 export TF_CPP_MIN_LOG_LEVEL ?= 2
 
-.PHONY: run test venv venv-dev lint format bench clean
+.PHONY: run test test-loaded venv venv-dev lint format bench clean
 
 run: $(VENV)/.runtime  ## start the dashboard (creates .venv once); HOST=0.0.0.0 shares it read-only
 	@if [ "$(HOST)" != "127.0.0.1" ]; then echo "Shared: viewers open the Network URL below (this machine's addresses \
@@ -21,6 +21,9 @@ run: $(VENV)/.runtime  ## start the dashboard (creates .venv once); HOST=0.0.0.0
 test: $(VENV)/.dev  ## lint, then the whole suite, with no network but loopback (the Ray cluster tests need that)
 	$(PY) -m ruff check .
 	RAY_USAGE_STATS_ENABLED=0 devtools/isolated $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
+
+test-loaded: $(VENV)/.dev  ## the whole suite with two CPU-busy processes beside it: no test may assume a speed
+	$(PY) -m devtools.load 2 -- $(MAKE) test
 
 venv: $(VENV)/.runtime  ## only install the pinned runtime requirements (idempotent)
 

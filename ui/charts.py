@@ -75,7 +75,9 @@ def y_axis(values: pd.Series, *, log_y: bool, percent: bool) -> dict:
     elif percent:
         axis |= {"tickformat": ".0%", "range": [0, max(1.0, float(values.max()) if len(values) else 1.0) * 1.02]}
     else:
-        axis |= {"tickformat": ",.3~s", "rangemode": "tozero"}  # 1.2k, 250k: thousands readable at a glance
+        # 1.2k, 250k where thousands are read at a glance; below, plain numbers (an accuracy's 0.2, never "200m")
+        large = len(values) and float(values.abs().max()) >= 1000
+        axis |= {"tickformat": ",.3~s" if large else ",.3~g", "rangemode": "tozero"}
     return axis
 
 

@@ -37,6 +37,12 @@ def main(argv: Sequence[str] | None = None, *, process: bool = False) -> int:
         return run_workload(workloads.get(args.command), args)
     except (StoreError, ConfigError) as e:  # a storage fault; a bad setting found only once work began
         return fail(str(e))
+    except BrokenPipeError:  # `rlcore runs list | head`: a reader that stopped reading is a normal end
+        import os
+        import sys
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit's flush writes nowhere
+        return 0
 
 
 def entry() -> None:

@@ -83,7 +83,8 @@ def _profile_command(sub: Any, engines: list[str]) -> None:
                      help="queue the run for a background worker (it runs the script as here) and print its id")
     own.add_argument("--executor", choices=engines, default=None,
                      help="with --detach: where the run executes (default: $RLCORE_EXECUTOR, else local)")
-    own.add_argument("program", metavar="SCRIPT", help="your script, run as python SCRIPT would run it")
+    own.add_argument("program", metavar="SCRIPT", nargs="?", default="",
+                     help="your script, run as python SCRIPT would run it")
     own.add_argument("args", nargs=argparse.REMAINDER, help="its own arguments")
 
 

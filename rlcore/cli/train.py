@@ -24,6 +24,7 @@ from rlcore.contract.reporting import Record, RunInfo
 from rlcore.contract.text import amount_text, percent_text
 from rlcore.tracking.machine import DeviceError, check_device, prepare_process
 
+PROFILE_FLAGS = {"profile": "--steps", "warmup": "--warmup", "fix": "--fix", "fix_of": "--fix-of"}  # the setting's flag
 EXIT_FAILED = 1  # the run itself failed (its reason printed); bad input is EXIT_BAD_INPUT
 EXIT_CANCELLED = 130  # Ctrl-C, or a cancel from the dashboard, as a shell reports an interrupted command
 
@@ -106,8 +107,10 @@ def run_profile(args: argparse.Namespace) -> int:
         cfg = workload.make_config(workload.prepare(values) if workload.prepare else values)
         label = check_text(args.name, "--name", LABEL_MAX) or cfg.name
         json_path = writable_path(args.json, "--json") if args.json is not None else None
-    except ConfigError as e:
-        return fail(str(e))
+    except ConfigError as e:  # said with the flag the person typed (--steps), not the setting behind it
+        flag = PROFILE_FLAGS.get(e.field or "")
+        said = str(e)
+        return fail(flag + said[len(e.field):] if flag and said.startswith(e.field or "\0") else said)
     if args.detach:
         return _detach(workload.kind, cfg, label, None, args.executor)
     document: dict[str, Any] = {}

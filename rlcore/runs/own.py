@@ -34,6 +34,8 @@ from rlcore.runs.lifecycle import RunLifecycle, StoreSink
 from rlcore.runs.store import Store
 from rlcore.tracking.capture import PROFILE_DIR
 
+DASHBOARD = "http://127.0.0.1:8501"  # where `make run` serves the dashboard
+
 
 class OwnRun:
     """Your run. ``log(**metrics)`` records (``loss`` is the run's loss) and answers whether to go on; ``step()``
@@ -72,13 +74,26 @@ class OwnRun:
         finally:
             self._life.stop_beating()
         if status == "done" and summary.get("diverged"):
-            self._life.fail("diverged", summary["diverged"])
+            ended = self._life.fail("diverged", summary["diverged"])
         elif status == "done":
-            self._life.done(Outcome(summary, stopped=self.stopped))
+            ended = self._life.done(Outcome(summary, stopped=self.stopped))
         else:
-            self._life.fail(status, error or status)
+            ended = self._life.fail(status, error or status)
         with contextlib.suppress(Exception):
             atexit.unregister(self._at_exit)
+        self._say(ended.status, summary)
+
+    def _say(self, status: str, summary: dict[str, Any]) -> None:
+        """Where the run is, as W&B and MLflow say at the end: its id, its verdict, its link, the command."""
+        with contextlib.suppress(Exception):
+            from rlcore.contract.profile import of_summary
+
+            profile = of_summary(summary)
+            why = f", {profile.verdict}" if profile is not None and profile.ok and profile.findings else ""
+            rate = summary.get("steps_per_second")
+            speed = f", {rate:,.3g} steps/s" if isinstance(rate, int | float) and rate else ""
+            print(f"rlcore: run {self.id} {status}{why}{speed}; its view: {DASHBOARD}/runs?run={self.id} "
+                  f"(make run serves it), or: rlcore runs show {self.id}", file=sys.stderr)
 
     def _at_exit(self) -> None:
         self.finish()

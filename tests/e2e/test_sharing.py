@@ -127,7 +127,7 @@ def test_an_operator_launches_and_a_viewer_with_the_link_sees_the_run_and_no_con
     heading = re.compile(r"Run \d+: shared — done")
     expect(operator.get_by_role("heading", name=heading).first).to_be_visible(timeout=180_000)
     expect(operator.get_by_role("button", name="Launch again")).to_be_visible()
-    verdict = re.compile(r"^What TensorFlow recorded: [\d,]+ ops a step, ")
+    verdict = re.compile(r"^What TensorFlow recorded: [\d,]+ ops a step; ")
     expect(operator.get_by_text("Why it is this fast, measured inside TensorFlow")).to_be_visible()
     expect(operator.get_by_text(re.compile("^In the code's words"))).to_be_visible()  # the findings, then TF's
     expect(operator.get_by_text(verdict)).to_be_visible()

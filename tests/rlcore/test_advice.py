@@ -14,10 +14,26 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from scripts import HERE as SCRIPTS
 from scripts import seed_hjb_script
 
 from rlcore.runs.store import Store
+
+PORT = (SCRIPTS / "naive_port.py", ("90",), ("--steps", "8", "--warmup", "4"))
+SEED = ("3000",), ("--steps", "50")
+
+
+@pytest.fixture(scope="module")
+def quiet(tmp_path_factory) -> dict:
+    """The seed's HJB script and the naive port profiled once each on this (quiet) machine, the port with
+    --try-fixes: several tests read them (each run costs a TensorFlow start)."""
+    home = tmp_path_factory.mktemp("quiet")
+    seed = home / "seed_hjb.py"
+    seed.write_text(seed_hjb_script())
+    script, args, flags = PORT
+    return {"seed": profile(home, seed, *SEED[0], flags=SEED[1]), "seed_path": seed, "home": home,
+            "port": profile(home, script, *args, flags=(*flags, "--try-fixes"))}
 
 
 def profile(tmp_path: Path, script: Path, *args: str, flags: tuple[str, ...] = ()) -> dict:
@@ -40,9 +56,9 @@ def finding(document: dict, cause: str) -> dict | None:
     return next((f for f in document["profile"]["findings"] if f["cause"] == cause), None)
 
 
-def test_a_naive_port_names_the_lines_of_model_predict_the_indexing_loop_and_the_eager_ops(tmp_path):
+def test_a_naive_port_names_the_lines_of_model_predict_the_indexing_loop_and_the_eager_ops(quiet):
     script = SCRIPTS / "naive_port.py"
-    slow = profile(tmp_path, script, "100", flags=("--steps", "8", "--warmup", "4"))
+    slow = quiet["port"]
     assert slow["profile"]["verdict"] == "predict-bound"
     predict = finding(slow, "predict-bound")
     (where,) = predict["where"][:1]
@@ -57,6 +73,10 @@ def test_a_naive_port_names_the_lines_of_model_predict_the_indexing_loop_and_the
     assert f"naive_port.py:{where['line']}  qval = model.predict(state1[None], verbose=0)  ·  " in slow["stdout"]
     # Shares of one step never sum past it.
     assert sum(f["share"] for f in slow["profile"]["findings"] if f["cause"] != "compile-bound") <= 1 + 1e-9
+
+
+def test_the_model_called_instead_of_predict_is_tried_on_the_port_and_runs_faster(quiet):
+    assert_tried(Store(quiet["home"] / "home"), quiet["port"], "predict", faster=True)
 
 
 def test_a_pipeline_that_runs_python_is_named_and_prefetch_is_never_advised_once_in_effect(tmp_path):
@@ -83,18 +103,36 @@ def test_a_pipeline_that_runs_python_is_named_and_prefetch_is_never_advised_once
     assert in_ops["steps_per_second"] > parallel["steps_per_second"] > plain["steps_per_second"]
 
 
-def test_keras_s_work_per_batch_names_steps_per_execution_until_it_is_set(tmp_path):
+def test_keras_s_work_per_batch_names_steps_per_execution_until_it_is_set_and_both_fixes_are_measured(tmp_path):
+    """At batch 8, Keras's work around every batch leads and steps_per_execution=32 is advised and tried (a stored
+    run, 3-4x the batches per second here); with it set, it is never advised again and jit_compile is tried on the
+    arithmetic that is left."""
     script = SCRIPTS / "keras_small_batch.py"
-    small = profile(tmp_path, script, "1", flags=("--steps", "20", "--warmup", "5"))
+    small = profile(tmp_path, script, "1", flags=("--steps", "20", "--warmup", "5", "--try-fixes"))
     keras = finding(small, "keras-overhead")
     assert small["profile"]["verdict"] == "keras-overhead" and "steps_per_execution=32" in keras["fix"]
     assert keras["try_fix"] == "steps_per_execution"
-    spe = profile(tmp_path, script, "1", "--spe", "32", flags=("--steps", "20", "--warmup", "5"))
+    spe = profile(tmp_path, script, "1", "--spe", "32", flags=("--steps", "20", "--warmup", "5", "--try-fixes"))
     fixes = [f["fix"] for f in spe["profile"]["findings"]]
     assert not any("model.compile(..., steps_per_execution" in fix for fix in fixes), fixes
     again = finding(spe, "keras-overhead")
     assert again is None or again["in_effect"] == "steps_per_execution=32"
     assert spe["steps_per_second"] > 1.5 * small["steps_per_second"]  # batches per second (3-4x measured here)
+    store = Store(tmp_path / "home")
+    assert_tried(store, small, "steps_per_execution", faster=True)
+    assert_tried(store, spe, "jit_compile", faster=False)  # XLA's gain on a tiny CPU model is no claim made here
+
+
+def assert_tried(store: Store, document: dict, fix: str, *, faster: bool) -> None:
+    """The fix was tried as a stored run linked to the first, and its speed stands beside it."""
+    tries = {t["fix"]: t for t in document["profile"]["tries"]}
+    assert fix in tries, tries
+    tried = store.get_run(tries[fix]["run_id"])
+    assert tried.status == "done" and tried.config["fix_of"] == document["run_id"] and tried.config["fix"] == fix
+    assert tries[fix]["steps_per_second"] > 0 and tries[fix]["ratio"] > 0
+    if faster:
+        assert tries[fix]["ratio"] > 1, tries[fix]
+    assert f"{tries[fix]['change']}: " in document["stdout"]
 
 
 def test_a_retrace_names_the_line_that_called_it_and_the_function_s_own_line(tmp_path):
@@ -108,34 +146,13 @@ def test_a_retrace_names_the_line_that_called_it_and_the_function_s_own_line(tmp
     assert "setting up a function call every step" not in [f["title"] for f in done["profile"]["findings"]]
 
 
-def test_the_seed_s_hjb_script_reads_slower_on_a_gpu_than_on_this_cpu(tmp_path):
-    script = tmp_path / "seed_hjb.py"
-    script.write_text(seed_hjb_script())
-    done = profile(tmp_path, script, "1500", flags=("--steps", "50"))
+def test_the_seed_s_hjb_script_reads_slower_on_a_gpu_than_on_this_cpu(quiet):
+    done = quiet["seed"]
     assert done["profile"]["verdict"] == "dispatch-bound"
     assert done["profile"]["gpu_estimate"]["sentence"].startswith(
         "Not measured here (no GPU): slower on a GPU than on this CPU: 340 launches a step.")
     fetch = finding(done, "sync-bound")
     assert fetch["where"][0]["code"] == "losses.append(loss.numpy())"
-
-
-def test_try_fixes_measures_each_fix_the_lab_can_apply_as_a_stored_run_linked_to_the_first(tmp_path):
-    """steps_per_execution on Keras's small batches, the model called instead of model.predict in the port, and
-    jit_compile where the arithmetic is the step (Keras at steps_per_execution=32)."""
-    cases = [(SCRIPTS / "keras_small_batch.py", ("1",), "steps_per_execution"),
-             (SCRIPTS / "naive_port.py", ("100",), "predict"),
-             (SCRIPTS / "keras_small_batch.py", ("1", "--spe", "32"), "jit_compile")]
-    store = Store(tmp_path / "home")
-    for script, args, fix in cases:
-        done = profile(tmp_path, script, *args, flags=("--steps", "8", "--warmup", "4", "--try-fixes"))
-        tries = {t["fix"]: t for t in done["profile"]["tries"]}
-        assert fix in tries, (script, tries)
-        tried = store.get_run(tries[fix]["run_id"])
-        assert tried.status == "done" and tried.config["fix_of"] == done["run_id"] and tried.config["fix"] == fix
-        assert tries[fix]["steps_per_second"] > 0 and tries[fix]["ratio"] > 0
-        if fix != "jit_compile":  # XLA's gain on a tiny CPU model is not a claim this test makes
-            assert tries[fix]["ratio"] > 1, tries[fix]
-        assert f"{tries[fix]['change']}: " in done["stdout"]
 
 
 def _per_step_causes(document: dict) -> list[str]:
@@ -144,22 +161,20 @@ def _per_step_causes(document: dict) -> list[str]:
     return [f["cause"] for f in document["profile"]["findings"] if f["cause"] != "compile-bound" and f["share"] >= 0.1]
 
 
-def test_the_seed_s_script_and_a_naive_port_read_the_same_with_two_busy_processes_beside_them(tmp_path):
+def test_the_seed_s_script_and_a_naive_port_read_the_same_with_two_busy_processes_beside_them(quiet, tmp_path):
     """The verdict follows the code, not the machine's load: the same bound and the same causes in the same order
     on a quiet machine and with two CPU-busy processes beside it (this test makes them, and stops them)."""
     from devtools.load import busy
 
-    seed = tmp_path / "seed_hjb.py"
-    seed.write_text(seed_hjb_script())
-    cases = [(seed, ("3000",), ("--steps", "50")), (SCRIPTS / "naive_port.py", ("100",), ("--steps", "8", "--warmup",
-                                                                                            "4"))]
-    quiet = [profile(tmp_path, script, *args, flags=flags) for script, args, flags in cases]
+    script, args, flags = PORT
     with busy(2):
-        loaded = [profile(tmp_path, script, *args, flags=flags) for script, args, flags in cases]
-    for a, b in zip(quiet, loaded, strict=True):
+        loaded = [profile(tmp_path, quiet["seed_path"], *SEED[0], flags=SEED[1]),
+                  profile(tmp_path, script, *args, flags=flags)]
+    for a, b in zip((quiet["seed"], quiet["port"]), loaded, strict=True):
         assert (a["profile"]["verdict"], _per_step_causes(a)) == (b["profile"]["verdict"], _per_step_causes(b))
         for document in (a, b):  # a GPU step would pay more in launches than this CPU step takes: quiet or not
             sentence = document["profile"]["gpu_estimate"]["sentence"]
             if document["profile"]["verdict"] == "dispatch-bound":
                 assert sentence.startswith("Not measured here (no GPU): slower on a GPU than on this CPU"), sentence
-    assert quiet[0]["profile"]["verdict"] == "dispatch-bound" and quiet[1]["profile"]["verdict"] == "predict-bound"
+    assert quiet["seed"]["profile"]["verdict"] == "dispatch-bound"
+    assert quiet["port"]["profile"]["verdict"] == "predict-bound"

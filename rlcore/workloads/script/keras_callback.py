@@ -46,12 +46,15 @@ class LabCallback(keras.callbacks.Callback):
             self._owned.finish("failed", "its model.fit raised before it ended")
             self._owned = self.session = None
         if self.session is None and self._start is not None:  # rlcore.init: joins a run that stands, else starts one
-            self._owned = self._start(name=self.name or self.model.name, profile=self.profile, warmup=self.warmup)
+            # Named as a person named it, else after the script (the model's name is Keras's "sequential")
+            self._owned = self._start(name=self.name, profile=self.profile, warmup=self.warmup)
             self.session = self._owned.session
         if self.session is None:
             raise RuntimeError("the lab's callback has no run to report to: call rlcore.init() first, or use "
                                "rlcore.keras.Callback, which starts one.")
         self.session.auto.standing_aside += 1  # this callback counts fit's batches, until on_train_end
+        # Batches are cheap and their logs already Python numbers: a record every 0.1 s charts a short fit densely.
+        self.run.report_every = min(self.run.report_every, 0.1)
         self._first = True
         spe = int(getattr(self.model, "steps_per_execution", 1) or 1)
         self._units = spe
