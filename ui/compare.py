@@ -123,7 +123,8 @@ def _body(store: Store, runs: list[Run]) -> None:
         share.share_button({"runs": ids, "metric": fmt.metric_title(name), "x": charts.X_AXES[x],
                             "smoothing": smoothing}, "this comparison")
         if not len(metrics) or name not in set(metrics["name"]):
-            st.caption(f"No {fmt.metric_title(name)} reported yet; the chart starts with the first numbers.")
+            st.caption(f"No {fmt.metric_title(name)} reported yet; the chart starts with the first numbers."
+                       if any(r.live for r in runs) else f"None of these runs reported {fmt.metric_title(name)}.")
         else:
             log_y, percent = chart_style(name)
             labels = {r.id: f"{r.id}: {r.label}" for r in runs}

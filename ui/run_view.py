@@ -77,6 +77,9 @@ def show_run(store: Store, run_id: int, page_kind: str | None = None) -> None:
         st.warning(f"run {run_id} does not exist (it may have been deleted); the Runs page lists every run.")
         st.page_link("pages/runs.py", label="All runs", icon=":material/table_rows:")
         return
+    own_page = router.page_of(run.kind)
+    if page_kind is not None and page_kind != run.kind and own_page is not None:
+        st.switch_page(own_page, query_params=st.query_params.to_dict())  # /dqn?run=13 of an HJB run: its page
 
     every = None
     if run.live:

@@ -111,8 +111,9 @@ def recent(runs: list[Run], n: int = 5) -> None:
 def delete_control(store: Store, runs: list[Run]) -> None:
     """Delete… for the ticked runs: a live one is refused at once (cancel it first), others after a confirmation."""
     live = [r for r in runs if r.live]
-    if live:
-        st.caption(f"run {live[0].id} is still {live[0].status}; cancel it first to delete it.")
+    if live:  # said when asked (the button's help), never unprompted beside a comparison
+        st.button("Delete…", icon=":material/delete:", key="delete", disabled=True,
+                  help=f"run {live[0].id} is still {live[0].status}: cancel it first to delete it.")
         return
     ids = [r.id for r in runs]
     if st.button("Delete…", icon=":material/delete:", key="delete"):
@@ -120,7 +121,8 @@ def delete_control(store: Store, runs: list[Run]) -> None:
     if st.session_state.get("confirm_delete") != ids:
         return
     with st.container(border=True):
-        st.write(f"Delete run{'s' if len(ids) > 1 else ''} {', '.join(map(str, ids))} with their metrics, models and "
+        whose = "their" if len(ids) > 1 else "its"
+        st.write(f"Delete run{'s' if len(ids) > 1 else ''} {', '.join(map(str, ids))} with {whose} metrics, models and "
                  "replays? This cannot be undone.")
         with st.container(horizontal=True):  # buttons as wide as their words (columns cut them to "D…")
             st.button("Delete", type="primary", key="confirm_delete_yes", on_click=_delete, args=(store, ids))

@@ -63,8 +63,9 @@ def test_delete_refuses_a_live_run_before_asking_and_deletes_finished_ones_after
     live = service.create_run(store, "dqn", {"exec_mode": "eager"}, label="live")  # queued: must be cancelled first
     at = runs_page({"runs": f"{ids[0]},{live}"})
     assert not at.exception
-    assert not [b for b in at.button if b.key == "delete"]  # nothing to confirm: it cannot be done
-    assert any(c.value == f"run {live} is still queued; cancel it first to delete it." for c in at.caption)
+    (delete,) = [b for b in at.button if b.key == "delete"]  # off, and it says why when asked (its help), never
+    assert delete.disabled and delete.help == f"run {live} is still queued: cancel it first to delete it."
+    assert not [c for c in at.caption if "cancel it first" in c.value]  # unprompted beside the comparison
     at = runs_page({"runs": f"{ids[0]},{ids[1]}"})
     at.button(key="delete").click().run()
     assert not at.exception

@@ -74,8 +74,7 @@ def reproduce_section(store: Store) -> None:
     st.markdown(f"**Reproduce the seed's question**: queues the same 15-game DQN in the slow port's `naive` style, "
                 f"{original}and compiled (`graph`), then opens their comparison: games played against training "
                 "seconds. The port is profiled, and a short bench times `model.predict` against calling the model, "
-                "so the answer says why in the words of the code. It takes about 90 seconds on 2 cores, nearly all "
-                "of it the naive run.")
+                "so the answer says why in the words of the code. Nearly all of its time is the naive run.")
     if Style.PYTORCH not in styles:
         st.caption(f"With the frameworks extra the PyTorch original runs beside them: `{frameworks.INSTALL}`.")
     if st.button("Reproduce the seed's question", type="primary", key="reproduce") \
@@ -115,7 +114,11 @@ def against_the_original(runs: list[Run], rated: list[tuple[float, Run]], rate: 
     port = next((v for v, r in rated if r.config[STYLE] == Style.NAIVE), None)
     slower = f"the port ran {base / port:,.0f}x slower than the original; " if port else ""
     fix = f"{fast_run.config[STYLE]}, the fix, ran" if port else f"{fast_run.config[STYLE]} ran"
-    return f"{'; '.join(parts)} — {slower}{fix} {shown} the original."
+    shared = sorted({r.id for _, r in rated if (r.summary or {}).get("shared_machine")})
+    trust = (f" Measured on a shared machine (run{'s' if len(shared) > 1 else ''} {', '.join(map(str, shared))} "
+             "trained beside others), so these ratios can be off by far more than this machine's usual 30%: run it "
+             "again on a quiet machine to trust them." if shared else "")
+    return f"{'; '.join(parts)} — {slower}{fix} {shown} the original.{trust}"
 
 
 def why_the_port_is_slow(store: Store, runs: list[Run]) -> set[int]:
