@@ -38,38 +38,66 @@ export default function (component) {
   const ticked = new Set(data.ticked || []);
   const table = document.createElement("table");
   const head = table.createTHead().insertRow();
-  const heading = (text) => { const th = document.createElement("th"); th.textContent = text; head.appendChild(th); };
-  if (data.tick) heading("");
-  data.columns.forEach(heading);
   const body = table.createTBody();
-  data.rows.forEach((row) => {
-    const tr = body.insertRow();
-    if (data.tick) {
-      const box = document.createElement("input");
-      box.type = "checkbox";
-      box.checked = ticked.has(row.id);
-      box.setAttribute("aria-label", "tick " + row.text);
-      box.addEventListener("change", () => {
-        if (box.checked) ticked.add(row.id); else ticked.delete(row.id);
-        setStateValue("ticked", Array.from(ticked));
+  let order = { column: null, descending: false };
+  const heading = (text, column) => {
+    const th = document.createElement("th");
+    th.textContent = text;
+    if (column !== null) {  // a click sorts by the column, a second click the other way round
+      th.style.cursor = "pointer";
+      th.title = "sort by " + text;
+      th.addEventListener("click", () => {
+        order = { column, descending: order.column === column ? !order.descending : false };
+        head.querySelectorAll("th").forEach((h) => h.removeAttribute("aria-sort"));
+        th.setAttribute("aria-sort", order.descending ? "descending" : "ascending");
+        draw();
       });
-      tr.insertCell().appendChild(box);
     }
-    const link = document.createElement("a");
-    link.href = row.href;
-    link.textContent = row.text;
-    link.addEventListener("click", (event) => {
-      if (event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
-      event.preventDefault();  // a plain click: the app navigates, keeping the session; others are the browser's
-      setTriggerValue("opened", row.href);
+    head.appendChild(th);
+  };
+  if (data.tick) heading("", null);
+  data.columns.forEach((text, i) => heading(text, i));
+  const key = (row, column) => (column === 0 ? row.id : row.keys[column - 1]);
+  const compare = (a, b) => {
+    const x = key(a, order.column), y = key(b, order.column);
+    const blank = (v) => v === null || v === "";
+    if (blank(x) || blank(y)) return blank(x) - blank(y);  // empty cells last, either way
+    const sign = order.descending ? -1 : 1;
+    return sign * (typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y)));
+  };
+  const draw = () => {
+    body.replaceChildren();
+    const rows = order.column === null ? data.rows : [...data.rows].sort(compare);
+    rows.forEach((row) => {
+      const tr = body.insertRow();
+      if (data.tick) {
+        const box = document.createElement("input");
+        box.type = "checkbox";
+        box.checked = ticked.has(row.id);
+        box.setAttribute("aria-label", "tick " + row.text);
+        box.addEventListener("change", () => {
+          if (box.checked) ticked.add(row.id); else ticked.delete(row.id);
+          setStateValue("ticked", Array.from(ticked));
+        });
+        tr.insertCell().appendChild(box);
+      }
+      const link = document.createElement("a");
+      link.href = row.href;
+      link.textContent = row.text;
+      link.addEventListener("click", (event) => {
+        if (event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
+        event.preventDefault();  // a plain click: the app navigates, keeping the session; others are the browser's
+        setTriggerValue("opened", row.href);
+      });
+      tr.insertCell().appendChild(link);
+      row.cells.forEach((value, i) => {
+        const td = tr.insertCell();
+        td.textContent = value;
+        if (data.numeric[i]) td.className = "n";
+      });
     });
-    tr.insertCell().appendChild(link);
-    row.cells.forEach((value, i) => {
-      const td = tr.insertCell();
-      td.textContent = value;
-      if (data.numeric[i]) td.className = "n";
-    });
-  });
+  };
+  draw();
   root.replaceChildren(table);
 }
 """
@@ -97,6 +125,19 @@ def cell_text(value: Any, format_value: Callable[[Any], str] | None = None) -> s
     return " ".join(str(value).split())
 
 
+def sort_key(value: Any) -> float | str | None:
+    """What a cell sorts by in the browser: numbers as numbers (a speed, not its text), times by their moment."""
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NaT:
+        return None
+    if isinstance(value, pd.Timestamp):
+        return value.timestamp()
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int | float):
+        return float(value) if math.isfinite(value) else None
+    return " ".join(str(value).split())
+
+
 def rows_of(table: pd.DataFrame, formats: Mapping[str, Callable[[Any], str]] | None = None) -> dict[str, Any]:
     """What the component draws: the columns, and per row its id, link, text and cells as text (the first column
     holds the link cells)."""
@@ -106,7 +147,8 @@ def rows_of(table: pd.DataFrame, formats: Mapping[str, Callable[[Any], str]] | N
     for _, row in table.head(MAX_ROWS).iterrows():
         href, text = split_link(row[link_column])
         rows.append({"id": _id_of(href), "href": href, "text": text,
-                     "cells": [cell_text(row[c], formats.get(c)) for c in others]})
+                     "cells": [cell_text(row[c], formats.get(c)) for c in others],
+                     "keys": [sort_key(row[c]) for c in others]})
     numeric = [pd.api.types.is_numeric_dtype(table[c]) and c not in formats for c in others]
     return {"columns": [link_column, *others], "rows": rows, "numeric": numeric}
 

@@ -311,17 +311,23 @@ def _again(run: Run, workload: workloads.Workload, page_kind: str | None, store:
 
 def _name_and_notes(store: Store, run: Run) -> None:
     if not access.is_operator():
+        if run.tags:
+            st.caption(fmt.md("Tags: " + ", ".join(run.tags), 300))
         if run.notes:
             st.caption("Notes")
             st.text(run.notes)
         return
-    with st.expander("Name and notes", expanded=bool(run.notes)):
+    with st.expander("Name, tags and notes", expanded=bool(run.notes or run.tags)):
         label = st.text_input("name", value=run.label, key=f"edit_label_{run.id}")
+        tags = st.text_input("tags", value=", ".join(run.tags), key=f"edit_tags_{run.id}",
+                             placeholder="baseline, after the fix",
+                             help="Comma-separated; the Runs page finds runs by them (?tag=baseline).")
         notes = st.text_area("notes", value=run.notes, key=f"edit_notes_{run.id}",
                              placeholder="What this run was for, what you saw.")
         if st.button("Save", key=f"save_{run.id}") and access.require_operator("rename a run or edit its notes"):
             try:
                 store.set_label(run.id, label)
+                store.set_tags(run.id, [t.strip() for t in tags.split(",")])
                 store.set_notes(run.id, notes)
             except (ConfigError, StoreError) as e:
                 st.error(fmt.md(str(e), 400))

@@ -14,6 +14,7 @@ from ui import fmt, link_table, router, views
 
 REFRESH_SECONDS = 2.0
 FILTERS = ("kind", "status", "style", "device", "sweep")
+LINKED_FILTERS = {"tags": "tag", "cause": "cause"}  # filters a link can set: /runs?tag=baseline&cause=predict-bound
 
 
 def _headline_format(h: Headline) -> Any:
@@ -80,9 +81,17 @@ def show(store: Store, runs: list[Run]) -> list[int]:
             if not any(r.live for r in current):
                 st.rerun()  # nothing lives any more: a full rerun stops the timer and refreshes the comparison
             table = views.runs_table(current)
-        cols = st.columns(len(FILTERS) + 1)
-        chosen = {c: cols[i].multiselect(c, sorted(v for v in table[c].unique() if v), key=f"filter_{c}")
+        cols = st.columns(len(FILTERS) + len(LINKED_FILTERS) + 1)
+        chosen = {c: cols[i].multiselect(c, views.filter_options(table, c), key=f"filter_{c}")
                   for i, c in enumerate(FILTERS)}
+        for i, (column, key) in enumerate(LINKED_FILTERS.items(), start=len(FILTERS)):
+            options = views.filter_options(table, column)
+            for value in st.query_params.get_all(key) if key not in st.session_state else []:
+                if value not in options:  # a link's value no run has: kept as a choice (it shows no run), said so
+                    options.append(value)
+            what = "tags hold" if key == "tag" else f"{key} is"
+            chosen[column] = cols[i].multiselect(key, options, key=key, bind="query-params",
+                                                 help=f"Runs whose {what} one of these; in the link as ?{key}=...")
         label_text = cols[-1].text_input("label contains", key="filter_label")
         shown = views.filter_runs(table, **chosen, label_contains=label_text).reset_index(drop=True)
         # The table's key follows the filters and the link's ticks: another table gets its ticks from the link.

@@ -19,6 +19,7 @@ from rlcore.contract import profile_text, workloads
 from rlcore.contract.params import ConfigError, applies, label_of, parse_id
 from rlcore.contract.profile import Finding, Profile, of_summary
 from rlcore.contract.reporting import PHASE_PREFIX
+from rlcore.runs import finder
 from rlcore.runs.store import Run
 from rlcore.tracking import system_metrics
 from ui import fmt
@@ -73,7 +74,8 @@ def headline_columns(kinds: Iterable[str]) -> dict[str, workloads.Headline]:
 
 
 BASE_COLUMNS = ["id", "label", "kind", "status", "verdict"]
-DETAIL_COLUMNS = ["preset", "style", "device", "node", "sweep", "watched", "created", "progress", "error"]
+DETAIL_COLUMNS = ["cause", "tags", "preset", "style", "device", "node", "sweep", "watched", "created", "progress",
+                  "error"]
 
 
 WATCHED_MARK = " (watched)"
@@ -104,6 +106,7 @@ def runs_table(runs: Iterable[Run]) -> pd.DataFrame:
     for r in runs:
         row = {
             "id": r.id, "kind": r.kind, "status": r.status, "verdict": verdict_word(r), "label": r.label,
+            "cause": finder.leading_cause(r), "tags": ", ".join(r.tags),
             "preset": r.preset or "", "style": workloads.of_run(r.kind).style_text(r.config),
             "device": str(r.config.get("device", "")), "node": r.host or "", "sweep": str(r.sweep_id or ""),
             "created": pd.Timestamp(r.created, unit="s").floor("s"),
@@ -186,14 +189,25 @@ def progress_text(run: Run, now: float | None = None) -> str:
 
 
 def filter_runs(table: pd.DataFrame, label_contains: str = "", **chosen: list[str]) -> pd.DataFrame:
-    """Keep rows whose column value is among the chosen ones (an empty choice keeps everything) and whose
-    label contains the given text, ignoring case."""
+    """Keep rows whose column value is among the chosen ones (an empty choice keeps everything; a run's tags: any
+    of them) and whose label contains the given text, ignoring case."""
     if label_contains.strip():
         table = table[table["label"].str.contains(label_contains.strip(), case=False, regex=False)]
     for column, values in chosen.items():
-        if values:
+        if values and column == "tags":
+            wanted = set(values)
+            table = table[table["tags"].map(lambda text, wanted=wanted: bool(set(text.split(", ")) & wanted))]
+        elif values:
             table = table[table[column].isin(values)]
     return table
+
+
+def filter_options(table: pd.DataFrame, column: str) -> list[str]:
+    """What a filter offers: the column's values (each of a run's tags on its own)."""
+    values = table[column] if len(table) else []
+    if column == "tags":
+        return sorted({t for text in values for t in text.split(", ") if t})
+    return sorted(v for v in set(values) if v)
 
 
 def share_url(base: str | None, params: Mapping[str, Any]) -> str:

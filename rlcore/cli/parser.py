@@ -133,6 +133,14 @@ def _runs_command(sub: Any) -> None:
     runs_sub = runs.add_subparsers(dest="runs_command", required=True, parser_class=Parser)
     runs_list = runs_sub.add_parser("list", help="every run, newest first")
     runs_list.add_argument("--json", action="store_true", help="print JSON (default: a table)")
+    for flag, text in (("--kind", "of this workload"), ("--status", "with this status"), ("--style", "of this style"),
+                       ("--tag", "filed under this tag"), ("--cause", "whose leading cause holds this (predict)"),
+                       ("--script", "whose script's path holds this"), ("--label", "whose label holds this")):
+        runs_list.add_argument(flag, action="append" if flag in ("--kind", "--status", "--style", "--tag") else None,
+                               default=[] if flag in ("--kind", "--status", "--style", "--tag") else "",
+                               help=f"only runs {text}")
+    runs_list.add_argument("--min-speed", default=None, metavar="N", help="only runs at least this fast (steps/s)")
+    runs_list.add_argument("--max-speed", default=None, metavar="N", help="only runs at most this fast (steps/s)")
     runs_show = runs_sub.add_parser("show", help="one run: status, verdict, error, config, summary")
     runs_show.add_argument("id")
     runs_show.add_argument("--json", action="store_true", help="print JSON (default: text)")
@@ -144,6 +152,10 @@ def _runs_command(sub: Any) -> None:
                              help="a folder to write the run's scalars and profile into (made if missing)")
     for name, text in (("cancel", "stop a queued or running run"), ("delete", "delete a run, its metrics and files")):
         runs_sub.add_parser(name, help=text).add_argument("id")
+    for name, text in (("tag", "file a run under tags"), ("untag", "take tags off a run")):
+        cmd = runs_sub.add_parser(name, help=text)
+        cmd.add_argument("id")
+        cmd.add_argument("tags", nargs="+", metavar="TAG")
     for name, text in (("label", "rename a run"), ("notes", "replace a run's notes")):
         cmd = runs_sub.add_parser(name, help=text)
         cmd.add_argument("id")

@@ -17,7 +17,8 @@ from rlcore.cli.common import (
 )
 from rlcore.cli.train import write_result
 from rlcore.contract import workloads
-from rlcore.contract.params import LABEL_MAX, ConfigError, check_text, label_of, parse_id, parse_int
+from rlcore.contract.params import LABEL_MAX, ConfigError, check_text, label_of, parse_float, parse_id, parse_int
+from rlcore.runs import finder
 
 
 def _pairs(texts: list[str], flag: str) -> list[tuple[str, str]]:
@@ -198,23 +199,38 @@ def _headline_text(run: Any) -> str:
     return "; ".join(parts)
 
 
+def _query(args: argparse.Namespace) -> finder.RunQuery:
+    speeds = [None if v is None else parse_float(v, flag) for v, flag in ((args.min_speed, "--min-speed"),
+                                                                          (args.max_speed, "--max-speed"))]
+    return finder.RunQuery(kinds=tuple(args.kind), statuses=tuple(args.status), styles=tuple(args.style),
+                           tags=tuple(args.tag), cause=args.cause, script=args.script, label=args.label,
+                           min_speed=speeds[0], max_speed=speeds[1])
+
+
 def run_runs(args: argparse.Namespace) -> int:
     from rlcore.runs.executor import cancel
     from rlcore.runs.store import Store
 
     store = Store()
     if args.runs_command == "list":
-        runs = store.list_runs()
+        try:
+            query = _query(args)
+        except ConfigError as e:
+            return fail(str(e))
+        runs = finder.matching(store.list_runs(), query)
         if args.json:
             print(json.dumps([_run_brief(r) for r in runs], indent=2))
+        elif not runs and query != finder.RunQuery():
+            print("no run matches these filters.")
         elif not runs:
             print(f"no runs yet in {store.path}; start one with --detach, e.g. python -m rlcore dqn --detach")
         else:
-            print(f"{'id':>4}  {'kind':5}  {'status':9}  {'style':9}  {'device':6}  label")
+            print(f"{'id':>4}  {'kind':6}  {'status':9}  {'style':9}  {'cause':15}  label")
             for r in runs:
                 style = workloads.get(r.kind).style_text(r.config) if workloads.WORKLOADS.has(r.kind) else ""
-                print(printable(f"{r.id:>4}  {r.kind:5}  {r.status:9}  {style:9}  {r.config.get('device', ''):6}  "
-                                f"{r.label[:80]}"))
+                tags = f"  [{', '.join(r.tags)}]" if r.tags else ""
+                print(printable(f"{r.id:>4}  {r.kind:6}  {r.status:9}  {style:9}  {finder.leading_cause(r):15}  "
+                                f"{r.label[:80]}{tags}"))
         return 0
     try:
         run_id = parse_id(args.id)
@@ -263,6 +279,15 @@ def run_runs(args: argparse.Namespace) -> int:
         print(f"wrote {written['scalars']:,} scalars of run {run.id}" + (
             f" and its profile ({written['profile_files']} files)" if written["profile_files"] else "") +
             f" to {written['logdir']}; open them with: tensorboard --logdir {path}")
+        return 0
+    if args.runs_command in ("tag", "untag"):
+        given = list(dict.fromkeys(t.strip() for text in args.tags for t in text.split(",") if t.strip()))
+        now = [*run.tags, *given] if args.runs_command == "tag" else [t for t in run.tags if t not in given]
+        try:
+            store.set_tags(run.id, now)
+        except ConfigError as e:
+            return fail(str(e))
+        print(printable(f"run {run.id}: tags {', '.join(dict.fromkeys(now)) or '(none)'}"))
         return 0
     if args.runs_command == "cancel":
         status = cancel(store, run.id)

@@ -36,6 +36,7 @@ STATUSES = ("queued", "running", "done", "failed", "cancelled", "diverged")
 ACTIVE = ("queued", "running")
 WORKER_DIED = "worker died"
 HEARTBEAT_STALE_SECONDS = 30.0  # no heartbeat for this long: the run is "unresponsive" (not dead)
+TAG_MAX, MAX_TAGS = 40, 20  # characters of a tag, tags of a run
 START_GRACE_SECONDS = 60.0  # a queued local run older than this, with no queue runner alive, never starts
 HOST = socket.gethostname()
 
@@ -156,6 +157,7 @@ def _migrate_v9_values_may_be_missing(db: sqlite3.Connection) -> None:
 
 
 MIGRATIONS.append(_migrate_v9_values_may_be_missing)
+MIGRATIONS.append("ALTER TABLE runs ADD COLUMN tags TEXT NOT NULL DEFAULT '[]'")  # what people file runs under
 
 
 class StoreError(RuntimeError):
@@ -255,6 +257,7 @@ class Run:
     watched_seconds: float = 0.0  # how long a live view was open while it ran (0: nobody watched)
     watch_refresh: float | None = None  # the fastest refresh period of those views, seconds
     own_process: bool = False  # started by a person's own process (rlcore.init, the CLI in the foreground)
+    tags: tuple[str, ...] = ()  # what people file the run under ("baseline"), in the order they gave
     damaged: str = ""  # why a stored column could not be read (a hand-edited row): the rest of the run stands
 
     def to_dict(self) -> dict[str, Any]:
@@ -306,6 +309,11 @@ def _decode(row: sqlite3.Row) -> Run:
         values["config"] = {}
     values["cancel_requested"] = bool(values["cancel_requested"])
     values["own_process"] = bool(values.get("own_process", 0))
+    try:
+        tags = json.loads(values.get("tags") or "[]")
+    except (ValueError, TypeError):
+        tags = []
+    values["tags"] = tuple(str(t) for t in tags) if isinstance(tags, list) else ()
     return Run(**values, damaged=(f"Run {values['id']}'s stored {' and '.join(damaged)} cannot be read (it is not what "
                                   "the lab wrote); its other columns are shown." if damaged else ""))
 
@@ -512,6 +520,20 @@ class Store:
         if not label:
             raise ConfigError("label must not be empty.", "label")
         self._update(run_id, "label", label)
+
+    def set_tags(self, run_id: int, tags: Iterable[str]) -> None:
+        """A run's tags, each checked (printable, at most 40 characters, no comma), each once."""
+        checked = []
+        for tag in tags:
+            tag = check_text(tag, "tag", TAG_MAX)
+            if "," in tag:
+                raise ConfigError(f"a tag must not hold a comma (links list tags with commas), not {tag[:40]!r}.",
+                                  "tag")
+            if tag and tag not in checked:
+                checked.append(tag)
+        if len(checked) > MAX_TAGS:
+            raise ConfigError(f"a run takes at most {MAX_TAGS} tags, not {len(checked)}.", "tag")
+        self._update(run_id, "tags", json.dumps(checked))
 
     def set_notes(self, run_id: int, notes: str) -> None:
         self._update(run_id, "notes", check_text(notes, "notes", NOTES_MAX, multiline=True))

@@ -122,3 +122,26 @@ def test_a_run_that_logged_a_thousand_keys_draws_a_capped_few_and_finds_the_rest
     at.text_input(key=f"find_metric_{run_id}").input("unit77").run()
     found = drawn_charts(at)
     assert {t for t in found if "unit77" in t} and len([t for t in found if "unit" in t]) == 11  # 77, 770-779
+
+
+def test_runs_are_found_by_tag_and_leading_cause_from_a_link(store):
+    """Users of W&B and MLflow find runs by tag and by what they found: /runs?tag=baseline&cause=predict-bound."""
+    made = []
+    for label, tags, verdict in (("base", ["baseline"], "predict-bound"), ("fixed", ["baseline", "after"],
+                                                                            "dispatch-bound"), ("other", [], "")):
+        run_id = service.create_run(store, "dqn", {"epochs": 40}, label=label)
+        summary = {"win_rate": 0.5, "steps_per_second": 100.0, "train_seconds": 1.0}
+        if verdict:
+            summary["profile"] = {"version": 2, "verdict": verdict, "findings": [
+                {"cause": verdict, "title": verdict, "seconds_per_step": 0.01, "share": 0.5, "fix": "x", "guide": ""}],
+                "step_seconds": 0.02}
+        store.finish(run_id, "done", summary=summary)
+        store.set_tags(run_id, tags)
+        made.append(run_id)
+    at = runs_page({"tag": "baseline"})
+    assert not at.exception
+    names = [link for table in link_tables(at) for link in column(table, "run")]
+    assert {n.split(": ", 1)[1] for n in names} == {"base", "fixed"}
+    at = runs_page({"tag": "baseline", "cause": "predict-bound"})
+    names = [link for table in link_tables(at) for link in column(table, "run")]
+    assert [n.split(": ", 1)[1] for n in names] == ["base"]

@@ -261,3 +261,56 @@ def test_a_foreground_run_is_stored_with_its_label_and_says_when_it_shared_the_m
     assert mine.status == "done" and mine.summary["shared_machine"]["runs"] == [other]
     assert json.loads((tmp_path / "out.json").read_text())["run_id"] == mine.id
     assert "is not clean" in proc.stdout
+
+
+def test_runs_are_tagged_untagged_and_found_by_tag_cause_kind_and_speed(tmp_path):
+    from rlcore.runs import service
+    from rlcore.runs.store import Store
+
+    store = Store(tmp_path)
+    slow = service.create_run(store, "dqn", {"epochs": 40}, label="slow port")
+    store.finish(slow, "done", summary={"steps_per_second": 10.0, "profile": {
+        "version": 2, "verdict": "predict-bound", "step_seconds": 0.1, "findings": [
+            {"cause": "predict-bound", "title": "model.predict in a loop", "seconds_per_step": 0.05, "share": 0.5,
+             "fix": "call the model", "guide": ""}]}})
+    fast = service.create_run(store, "dqn", {"epochs": 40}, label="fixed")
+    store.finish(fast, "done", summary={"steps_per_second": 900.0})
+    env = ENV | {"RLCORE_HOME": str(tmp_path)}
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "rlcore", *args], capture_output=True, text=True, timeout=60,
+                              env=env)
+
+    assert cli("runs", "tag", str(slow), "baseline", "seed,port").stdout == f"run {slow}: tags baseline, seed, port\n"
+    assert cli("runs", "tag", str(fast), "baseline").returncode == 0
+    assert cli("runs", "untag", str(slow), "seed").stdout == f"run {slow}: tags baseline, port\n"
+    listed = cli("runs", "list", "--tag", "baseline", "--cause", "predict").stdout.splitlines()
+    assert len(listed) == 2 and "slow port  [baseline, port]" in listed[1] and "predict-bound" in listed[1]
+    assert "fixed" in cli("runs", "list", "--min-speed", "100").stdout
+    assert "slow port" not in cli("runs", "list", "--min-speed", "100").stdout
+    assert cli("runs", "list", "--tag", "nothing").stdout == "no run matches these filters.\n"
+    bad = cli("runs", "tag", str(slow), "a\x1bb")
+    assert bad.returncode == 2 and bad.stderr.startswith("error: tag must be printable text"), bad.stderr
+    assert cli("runs", "list", "--min-speed", "fast").stderr.startswith("error: --min-speed must be a number")
+
+
+def test_a_closed_pipe_is_a_normal_end_and_profile_s_errors_name_the_flags_typed(tmp_path):
+    env = ENV | {"RLCORE_HOME": str(tmp_path)}
+    from rlcore.runs import service
+    from rlcore.runs.store import Store
+
+    store = Store(tmp_path)
+    for i in range(300):
+        service.create_run(store, "dqn", {"epochs": 40}, label=f"run {i}")
+    piped = subprocess.run(f"{sys.executable} -m rlcore runs list | head -3", shell=True, capture_output=True,
+                           text=True, env=env, timeout=120)
+    assert "Traceback" not in piped.stderr and "BrokenPipe" not in piped.stderr, piped.stderr
+    none = subprocess.run([sys.executable, "-m", "rlcore", "profile"], capture_output=True, text=True, env=env,
+                          timeout=60)
+    assert none.returncode == 2 and none.stderr == "error: profile needs a script to run, like: rlcore profile " \
+                                                   "train.py\n"
+    script = tmp_path / "t.py"
+    script.write_text("print(1)\n")
+    steps = subprocess.run([sys.executable, "-m", "rlcore", "profile", "--steps", "-3", str(script)],
+                           capture_output=True, text=True, env=env, timeout=60)
+    assert steps.returncode == 2 and steps.stderr == "error: --steps must be at least 0, not -3.\n"
