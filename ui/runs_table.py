@@ -81,7 +81,7 @@ def show(store: Store, runs: list[Run]) -> list[int]:
             if not any(r.live for r in current):
                 st.rerun()  # nothing lives any more: a full rerun stops the timer and refreshes the comparison
             table = views.runs_table(current)
-        cols = st.columns(len(FILTERS) + len(LINKED_FILTERS) + 1)
+        cols = [*st.columns(len(FILTERS)), *st.columns(len(LINKED_FILTERS) + 1)]  # two rows: each chip readable
         chosen = {c: cols[i].multiselect(c, views.filter_options(table, c), key=f"filter_{c}")
                   for i, c in enumerate(FILTERS)}
         for i, (column, key) in enumerate(LINKED_FILTERS.items(), start=len(FILTERS)):

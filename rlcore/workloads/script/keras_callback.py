@@ -20,6 +20,8 @@ from typing import Any
 
 import keras
 
+POINTS = 200  # records a fit makes at least, spread over its batches
+
 
 class LabCallback(keras.callbacks.Callback):
     """``session``: the run's session (the lab's, under ``rlcore profile``); else ``start(name, profile, warmup)``
@@ -34,6 +36,7 @@ class LabCallback(keras.callbacks.Callback):
         self._owned: Any = None  # the user-facing run this callback started and so ends
         self._first = True
         self._units = 1
+        self._every = self._since = 0
 
     # ------------------------------------------------------------ where the run is
 
@@ -53,10 +56,14 @@ class LabCallback(keras.callbacks.Callback):
             raise RuntimeError("the lab's callback has no run to report to: call rlcore.init() first, or use "
                                "rlcore.keras.Callback, which starts one.")
         self.session.auto.standing_aside += 1  # this callback counts fit's batches, until on_train_end
-        # Batches are cheap and their logs already Python numbers: a record every 0.1 s charts a short fit densely.
+        # Batches are cheap and their logs already Python numbers: a record every 0.1 s, and at least every
+        # 1/200 of the fit's batches, charts a fit densely (TensorBoard's update_freq="batch", thinned).
         self.run.report_every = min(self.run.report_every, 0.1)
-        self._first = True
         spe = int(getattr(self.model, "steps_per_execution", 1) or 1)
+        total = int((self.params or {}).get("steps") or 0) * int((self.params or {}).get("epochs") or 1)
+        self._every = max(1, total // POINTS // spe) if total else 0
+        self._since = 0
+        self._first = True
         self._units = spe
         self.session.describe_keras(steps_per_execution=spe, jit_compile=getattr(self.model, "jit_compile", None))
 
@@ -75,6 +82,10 @@ class LabCallback(keras.callbacks.Callback):
     def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
         if logs:  # Keras has already made them Python numbers (its own sync per batch); "loss" is the run's loss
             self.run.log(**logs)
+        self._since += 1
+        if self._every and self._since >= self._every and not self.run.capture.excluding:
+            self._since = 0
+            self.run.emit()
         if self.run.stopped:  # a cancel from the dashboard or the CLI: fit stops at this batch, as EarlyStopping does
             self.model.stop_training = True
 
