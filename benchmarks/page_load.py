@@ -37,6 +37,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import psutil
 
+from benchmarks.stored_summaries import summary_of
 from devtools import browser as served
 from rlcore import search
 from rlcore.contract import reporting, workloads
@@ -66,18 +67,12 @@ def fill(store: Store) -> tuple[list[int], list[int]]:
             store.finish(run_id, "done", summary={"win_rate": 0.5 + (i % 40) / 100, "steps_per_second": 300.0 + i,
                                                   "train_seconds": 2.0, "steps": 100, "games": 4})
         sweeps.append(sweep_id)
-    grid = [0.1 + i * 0.05 for i in range(200)]
     others = []
     for i in range(1007):
         kind = ("dqn", "hjb", "bench")[i % 3]
         run_id = service.create_run(store, kind, {}, label=f"run {i}")
         store.append_metrics(run_id, [(s, s / 10, reporting.LOSS, 1 / s) for s in range(1, ROWS_PER_RUN)])
-        summary = {"dqn": {"win_rate": 0.9, "steps_per_second": 300.0, "train_seconds": 10.0},
-                   "hjb": {"max_rel_err_c": 0.01, "max_rel_err_V": 0.001, "steps_per_second": 1200.0,
-                           "train_seconds": 60.0, "grid_k": grid, "V": grid, "c": grid, "V_exact": grid,
-                           "c_exact": grid},
-                   "bench": {"cells": [], "best_steps_per_second": 3000.0, "speedup": 200.0,
-                             "train_seconds": 30.0}}[kind]
+        summary = summary_of(kind)
         store.finish(run_id, "done", summary=summary)
         if kind == "dqn":
             others.append(run_id)

@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+from benchmarks.stored_summaries import summary_of
 from devtools.browser import chromium, served_app, wait_for_app
 from rlcore import search
 from rlcore.contract import reporting, workloads
@@ -55,16 +56,10 @@ def seed_finished_sweep(store: Store, size: int = 200) -> int:
 
 def seed_runs(store: Store, n: int) -> None:
     """``n`` finished runs of every kind (HJB summaries carry their 200-point solution, like real ones)."""
-    grid = [0.1 + i * 0.05 for i in range(200)]
     for i in range(n):
         kind = ("dqn", "hjb", "bench")[i % 3]
         run_id = service.create_run(store, kind, {})
-        summary = {"dqn": {"win_rate": 0.9, "steps_per_second": 300.0, "train_seconds": 10.0},
-                   "hjb": {"max_rel_err_c": 0.01, "max_rel_err_V": 0.001, "steps_per_second": 1200.0,
-                           "train_seconds": 60.0, "grid_k": grid, "V": grid, "c": grid, "V_exact": grid,
-                           "c_exact": grid},
-                   "bench": {"cells": [], "best_steps_per_second": 3000.0, "speedup": 200.0,
-                             "train_seconds": 30.0}}[kind]
+        summary = summary_of(kind)
         store.finish(run_id, "done", summary=summary)
 
 

@@ -94,3 +94,11 @@ def wait_for_app(page) -> None:
     page.wait_for_selector("[data-testid='stApp'][data-test-connection-state='CONNECTED']", state="attached")
     page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", state="attached",
                            timeout=60_000)
+
+
+def opened(browser, url: str, height: int = 2000):
+    """A page in a fresh context (no session state carried over), the app loaded at `url`."""
+    page = browser.new_context(viewport={"width": 1400, "height": height}).new_page()
+    page.goto(url)
+    wait_for_app(page)
+    return page

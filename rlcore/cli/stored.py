@@ -208,30 +208,11 @@ def _query(args: argparse.Namespace) -> finder.RunQuery:
 
 
 def run_runs(args: argparse.Namespace) -> int:
-    from rlcore.runs.executor import cancel
     from rlcore.runs.store import Store
 
     store = Store()
     if args.runs_command == "list":
-        try:
-            query = _query(args)
-        except ConfigError as e:
-            return fail(str(e))
-        runs = finder.matching(store.list_runs(), query)
-        if args.json:
-            print(json.dumps([_run_brief(r) for r in runs], indent=2))
-        elif not runs and query != finder.RunQuery():
-            print("no run matches these filters.")
-        elif not runs:
-            print(f"no runs yet in {store.path}; start one with --detach, e.g. python -m rlcore dqn --detach")
-        else:
-            print(f"{'id':>4}  {'kind':6}  {'status':9}  {'style':9}  {'cause':15}  label")
-            for r in runs:
-                style = workloads.get(r.kind).style_text(r.config) if workloads.WORKLOADS.has(r.kind) else ""
-                tags = f"  [{', '.join(r.tags)}]" if r.tags else ""
-                print(printable(f"{r.id:>4}  {r.kind:6}  {r.status:9}  {style:9}  {finder.leading_cause(r):15}  "
-                                f"{r.label[:80]}{tags}"))
-        return 0
+        return _list_runs(store, args)
     try:
         run_id = parse_id(args.id)
     except ConfigError as e:
@@ -239,64 +220,99 @@ def run_runs(args: argparse.Namespace) -> int:
     run = store.get_run(run_id)
     if run is None:
         return fail(f"run {run_id} does not exist in {store.path}.")
-    if args.runs_command == "show":
-        verdict = _verdict(run)
-        details = run.to_dict() | {"verdict": verdict, "metric_rows": store.metric_count(run.id)}
-        if args.json:
-            print(json.dumps(details, indent=2))
-        else:
-            print(printable(f"run {run.id} ({run.kind}, {run.label}): {run.status}"
-                            + (f" — {run.error}" if run.error else "") + f"; {details['metric_rows']:,} metric rows"))
-            if run.damaged:
-                print(printable(run.damaged))
-            if verdict:
-                print(printable(verdict["text"]))
-            numbers = _headline_text(run)
-            if numbers:
-                print(printable(numbers))
-            from rlcore.cli.train import print_profile
+    handler = {"show": _show_run, "export": _export_run, "tag": _tag_run, "untag": _tag_run,
+               "cancel": _cancel_run}.get(args.runs_command, _edit_run)
+    return handler(store, run, args)
 
-            print_profile((run.summary or {}).get("profile") if isinstance(run.summary, dict) else None)
-        return 0
-    if args.runs_command == "export":
-        if (args.csv is None) == (args.tensorboard is None):
-            return fail("runs export needs one of --csv FILE or --tensorboard DIR.")
-        try:
-            path = writable_path(args.csv, "--csv") if args.csv is not None else writable_dir(args.tensorboard,
-                                                                                               "--tensorboard")
-        except ConfigError as e:
-            return fail(str(e))
-        from rlcore.export import ExportError, to_csv, to_tensorboard
 
-        try:
-            if args.csv is not None:
-                to_csv(store.metrics(run.id), path)
-                print(f"wrote {store.metric_count(run.id):,} metric rows of run {run.id} to {path}")
-                return 0
-            written = to_tensorboard(run, store.metrics(run.id), store.run_dir(run.id), path)
-        except ExportError as e:
-            return fail(str(e))
-        print(f"wrote {written['scalars']:,} scalars of run {run.id}" + (
-            f" and its profile ({written['profile_files']} files)" if written["profile_files"] else "") +
-            f" to {written['logdir']}; open them with: tensorboard --logdir {path}")
+def _list_runs(store: Any, args: argparse.Namespace) -> int:
+    try:
+        query = _query(args)
+    except ConfigError as e:
+        return fail(str(e))
+    runs = finder.matching(store.list_runs(), query)
+    if args.json:
+        print(json.dumps([_run_brief(r) for r in runs], indent=2))
+    elif not runs and query != finder.RunQuery():
+        print("no run matches these filters.")
+    elif not runs:
+        print(f"no runs yet in {store.path}; start one with --detach, e.g. python -m rlcore dqn --detach")
+    else:
+        print(f"{'id':>4}  {'kind':6}  {'status':9}  {'style':9}  {'cause':15}  label")
+        for r in runs:
+            style = workloads.get(r.kind).style_text(r.config) if workloads.WORKLOADS.has(r.kind) else ""
+            tags = f"  [{', '.join(r.tags)}]" if r.tags else ""
+            print(printable(f"{r.id:>4}  {r.kind:6}  {r.status:9}  {style:9}  {finder.leading_cause(r):15}  "
+                            f"{r.label[:80]}{tags}"))
+    return 0
+
+
+def _show_run(store: Any, run: Any, args: argparse.Namespace) -> int:
+    verdict = _verdict(run)
+    details = run.to_dict() | {"verdict": verdict, "metric_rows": store.metric_count(run.id)}
+    if args.json:
+        print(json.dumps(details, indent=2))
         return 0
-    if args.runs_command in ("tag", "untag"):
-        given = list(dict.fromkeys(t.strip() for text in args.tags for t in text.split(",") if t.strip()))
-        now = [*run.tags, *given] if args.runs_command == "tag" else [t for t in run.tags if t not in given]
-        try:
-            store.set_tags(run.id, now)
-        except ConfigError as e:
-            return fail(str(e))
-        print(printable(f"run {run.id}: tags {', '.join(dict.fromkeys(now)) or '(none)'}"))
-        return 0
-    if args.runs_command == "cancel":
-        status = cancel(store, run.id)
-        if status == "cancel asked":
-            status = (f"cancel asked: it trains in its own process (pid {run.pid}), which the lab never kills; it "
-                      "stops at its next step (model.fit, a script), or when the code reads run.stopped "
-                      "(rlcore.init)")
-        print(f"run {run.id}: {status}")
-        return 0
+    print(printable(f"run {run.id} ({run.kind}, {run.label}): {run.status}"
+                    + (f" — {run.error}" if run.error else "") + f"; {details['metric_rows']:,} metric rows"))
+    for line in (run.damaged, verdict and verdict["text"], _headline_text(run)):
+        if line:
+            print(printable(line))
+    from rlcore.cli.train import print_profile
+
+    print_profile((run.summary or {}).get("profile") if isinstance(run.summary, dict) else None)
+    return 0
+
+
+def _export_run(store: Any, run: Any, args: argparse.Namespace) -> int:
+    if (args.csv is None) == (args.tensorboard is None):
+        return fail("runs export needs one of --csv FILE or --tensorboard DIR.")
+    try:
+        path = writable_path(args.csv, "--csv") if args.csv is not None else writable_dir(args.tensorboard,
+                                                                                           "--tensorboard")
+    except ConfigError as e:
+        return fail(str(e))
+    from rlcore.export import ExportError, to_csv, to_tensorboard
+
+    try:
+        if args.csv is not None:
+            to_csv(store.metrics(run.id), path)
+            print(f"wrote {store.metric_count(run.id):,} metric rows of run {run.id} to {path}")
+            return 0
+        written = to_tensorboard(run, store.metrics(run.id), store.run_dir(run.id), path)
+    except ExportError as e:
+        return fail(str(e))
+    print(f"wrote {written['scalars']:,} scalars of run {run.id}" + (
+        f" and its profile ({written['profile_files']} files)" if written["profile_files"] else "") +
+        f" to {written['logdir']}; open them with: tensorboard --logdir {path}")
+    return 0
+
+
+def _tag_run(store: Any, run: Any, args: argparse.Namespace) -> int:
+    given = list(dict.fromkeys(t.strip() for text in args.tags for t in text.split(",") if t.strip()))
+    now = [*run.tags, *given] if args.runs_command == "tag" else [t for t in run.tags if t not in given]
+    try:
+        store.set_tags(run.id, now)
+    except ConfigError as e:
+        return fail(str(e))
+    print(printable(f"run {run.id}: tags {', '.join(dict.fromkeys(now)) or '(none)'}"))
+    return 0
+
+
+def _cancel_run(store: Any, run: Any, args: argparse.Namespace) -> int:
+    from rlcore.runs.executor import cancel
+
+    status = cancel(store, run.id)
+    if status == "cancel asked":
+        status = (f"cancel asked: it trains in its own process (pid {run.pid}), which the lab never kills; it "
+                  "stops at its next step (model.fit, a script), or when the code reads run.stopped "
+                  "(rlcore.init)")
+    print(f"run {run.id}: {status}")
+    return 0
+
+
+def _edit_run(store: Any, run: Any, args: argparse.Namespace) -> int:
+    """label, notes, delete."""
     try:
         if args.runs_command == "label":
             store.set_label(run.id, args.text)

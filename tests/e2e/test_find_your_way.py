@@ -14,7 +14,7 @@ import time
 import pytest
 from playwright.sync_api import Page, expect
 
-from devtools.browser import chromium, served_app, wait_for_app
+from devtools.browser import opened, served_app, wait_for_app
 from rlcore import search
 from rlcore.runs import service
 from rlcore.runs.store import Store
@@ -33,30 +33,6 @@ TYPED = {
                ("random draws", "abc"), ("gamma", "1.5"), ("lr", "0")],
 }
 LAUNCH = {"dqn": "Launch", "hjb": "Launch", "bench": "Launch", "sweeps": "Launch sweep"}
-
-
-@pytest.fixture(scope="module")
-def home(tmp_path_factory):
-    return tmp_path_factory.mktemp("rlcore_home")
-
-
-@pytest.fixture(scope="module")
-def server(home):
-    with served_app(home) as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as browser:
-        yield browser
-
-
-def _page(browser, url: str) -> Page:
-    page = browser.new_context(viewport={"width": 1400, "height": 2000}).new_page()
-    page.goto(url)
-    wait_for_app(page)
-    return page
 
 
 def _field(page: Page, name: str):
@@ -92,10 +68,10 @@ def test_a_fresh_server_s_first_visit_to_any_address_is_the_router_s_page(server
         page.wait_for_timeout(500)
         expect(page.get_by_text("Page not found")).to_have_count(0)
 
-    page = _page(browser, f"{server}/dqn?run={run_id}")
+    page = opened(browser, f"{server}/dqn?run={run_id}")
     routed(page, re.compile(rf"^Run {run_id}: the first visit"))
     with served_app(home, plain=True) as plain:
-        page = _page(browser, f"{plain}/runs?run={run_id}")
+        page = opened(browser, f"{plain}/runs?run={run_id}")
         routed(page, re.compile(rf"^Run {run_id}: the first visit"))
         assert page.url.endswith(f"?run={run_id}"), page.url
 
@@ -104,7 +80,7 @@ def test_a_switch_is_a_toggle_bound_to_the_link_and_an_old_on_off_link_still_ope
     """turbo's switches are booleans: a toggle, true/false in the link; a link written with on/off before opens
     with the same setting, and Launch queues a boolean."""
     store = Store(home)
-    page = _page(browser, f"{server}/dqn?exec=turbo&turbo_xla=off")
+    page = opened(browser, f"{server}/dqn?exec=turbo&turbo_xla=off")
     page.get_by_text("More settings").first.click()
     wait_for_app(page)
     toggle = page.get_by_test_id("stCheckbox").filter(has_text="turbo xla")
@@ -130,7 +106,7 @@ def test_a_switch_is_a_toggle_bound_to_the_link_and_an_old_on_off_link_still_ope
 @pytest.mark.parametrize("form", list(TYPED))
 def test_what_is_typed_into_a_number_is_what_launch_queues_or_a_sentence_and_nothing(server, browser, home, form):
     store = Store(home)
-    page = _page(browser, f"{server}/{form}")
+    page = opened(browser, f"{server}/{form}")
     for name, text in TYPED[form]:
         before = {r.id for r in store.list_runs()}
         expect(_field(page, name)).not_to_have_value("")  # drawn with its value
@@ -145,7 +121,7 @@ def test_what_is_typed_into_a_number_is_what_launch_queues_or_a_sentence_and_not
             store.request_cancel(new.id)  # what was queued is all this test needs
             key = name.replace(" ", "_")
             assert str(new.config[key]) == text, (name, text, new.config[key])
-            page = _page(browser, f"{server}/{form}")
+            page = opened(browser, f"{server}/{form}")
             continue
         sentence = page.get_by_test_id("stAlertContentError")
         expect(sentence).to_have_count(1)
@@ -171,7 +147,7 @@ def test_a_run_or_a_sweep_in_a_table_opens_its_view_and_launch_again_is_a_link(s
     for run_id in members:
         store.finish(run_id, "cancelled")
 
-    runs = _page(browser, f"{server}/runs")
+    runs = opened(browser, f"{server}/runs")
     name = runs.get_by_role("link", name=f"{finished}: forty games", exact=True)
     expect(name).to_have_attribute("href", f"dqn?run={finished}")  # a real link: copy it, middle-click it
     name.click()  # one click, this tab
@@ -180,7 +156,7 @@ def test_a_run_or_a_sweep_in_a_table_opens_its_view_and_launch_again_is_a_link(s
         timeout=30_000)
     assert re.search(rf"/dqn\?run={finished}$", view.url) and len(view.context.pages) == 1  # no new tab
 
-    sweeps = _page(browser, f"{server}/sweeps")
+    sweeps = opened(browser, f"{server}/sweeps")
     sweeps.get_by_role("link", name=f"{sweep_id}: two batches", exact=True).click()
     wait_for_app(sweeps)
     heading = sweeps.get_by_role("heading", name=re.compile(rf"^Sweep {sweep_id}: two batches"))
@@ -191,7 +167,7 @@ def test_a_run_or_a_sweep_in_a_table_opens_its_view_and_launch_again_is_a_link(s
     member.click()  # a sweep's members are links too
     expect(sweeps.get_by_role("heading", name=re.compile(rf"^Run {members[0]}: batch=16"))).to_be_visible(
         timeout=30_000)
-    home = _page(browser, f"{server}/?run={finished}")  # an address typed or pasted: the run, not Home
+    home = opened(browser, f"{server}/?run={finished}")  # an address typed or pasted: the run, not Home
     expect(home.get_by_role("heading", name=re.compile(rf"^Run {finished}: forty games"))).to_be_visible(
         timeout=30_000)
     home.get_by_role("link", name="Home").click()

@@ -15,7 +15,7 @@ from typing import ClassVar
 import pytest
 from playwright.sync_api import Page, expect
 
-from devtools.browser import ROOT, chromium, free_port, served_app, wait_for_app
+from devtools.browser import ROOT, chromium, free_port, opened, served_app, wait_for_app
 from rlcore import passphrase, search
 from rlcore.contract import reporting
 from rlcore.runs import service
@@ -88,13 +88,6 @@ def browser():
         yield browser
 
 
-def _open(browser, url: str) -> Page:
-    page = browser.new_context(viewport={"width": 1400, "height": 1600}).new_page()
-    page.goto(url)
-    wait_for_app(page)
-    return page
-
-
 def _write_buttons(page: Page):
     return page.get_by_role("button", name=WRITE_BUTTONS)
 
@@ -109,8 +102,8 @@ def _sign_in(page: Page, text: str) -> None:
 
 def test_an_operator_launches_and_a_viewer_with_the_link_sees_the_run_and_no_control(lab, browser):
     base, _, _, home = lab
-    operator = _open(browser, f"{base}/dqn?epochs=15&memory=100&batch=16&test_games=20&eval_every=0&sync=50"
-                              "&label=shared")
+    operator = opened(browser, f"{base}/dqn?epochs=15&memory=100&batch=16&test_games=20&eval_every=0&sync=50"
+                               "&label=shared", 1600)
     expect(_write_buttons(operator)).to_have_count(0)  # a passphrase is configured: nobody operates until signed in
     expect(operator.get_by_text(re.compile("^You are a viewer"))).to_be_visible()
     _sign_in(operator, "not the passphrase")
@@ -133,7 +126,7 @@ def test_an_operator_launches_and_a_viewer_with_the_link_sees_the_run_and_no_con
     expect(operator.get_by_text(verdict)).to_be_visible()
     expect(operator.get_by_role("button", name="The capture (zip)")).to_be_visible()  # the operator's, like models
 
-    viewer = _open(browser, link)  # a fresh context: only the link
+    viewer = opened(browser, link, 1600)  # a fresh context: only the link
     expect(viewer.get_by_role("heading", name=heading).first).to_be_visible(timeout=60_000)
     # The heading is drawn before the charts (outside their fragment): under the suite's load they may follow later.
     expect(viewer.locator("[data-testid='rlcoreChart'] .main-svg").first).to_be_visible(timeout=30_000)
@@ -141,7 +134,7 @@ def test_an_operator_launches_and_a_viewer_with_the_link_sees_the_run_and_no_con
     expect(viewer.get_by_role("button", name=re.compile("keras"))).to_have_count(0)
     expect(viewer.get_by_text(verdict)).to_be_visible()  # a viewer reads why
     expect(viewer.get_by_role("button", name="The capture (zip)")).to_have_count(0)  # and downloads no capture
-    runs = _open(browser, f"{base}/runs?runs=1,2")
+    runs = opened(browser, f"{base}/runs?runs=1,2", 1600)
     expect(runs.get_by_role("heading", name="Comparing 2 runs")).to_be_visible()
     expect(_write_buttons(runs)).to_have_count(0)
     OUTPUT.mkdir(parents=True, exist_ok=True)
@@ -181,7 +174,7 @@ def test_hostile_names_and_link_values_show_as_plain_bounded_text_and_fetch_noth
                   f"{base}/hjb?k_min={'W' * 100_000}"],
     }[where]
     for url in urls:
-        page = _open(browser, url)
+        page = opened(browser, url, 1600)
         page.wait_for_timeout(500)  # time for any image or stylesheet the page asked for to be fetched
         expect(page.get_by_test_id("stException")).to_have_count(0)
         app = page.get_by_test_id("stMain")
@@ -212,7 +205,7 @@ def test_hostile_names_and_link_values_show_as_plain_bounded_text_and_fetch_noth
 def test_a_foreign_host_gets_one_sentence_and_nothing_of_the_app(lab, browser):
     base, ids, _, _ = lab
     port = base.rsplit(":", 1)[1]
-    page = _open(browser, f"http://evil.example:{port}/dqn?run={ids[0]}")
+    page = opened(browser, f"http://evil.example:{port}/dqn?run={ids[0]}", 1600)
     expect(page.get_by_text(re.compile(r"^This dashboard does not answer to the name 'evil\.example"))).to_be_visible()
     expect(page.get_by_role("heading", name=re.compile("Run"))).to_have_count(0)
     expect(page.get_by_test_id("stMain").get_by_role("button")).to_have_count(0)  # no launch form
@@ -280,7 +273,7 @@ def test_a_viewer_emptying_streamlit_s_caches_lifts_no_lockout_and_starts_no_wor
 def test_a_sign_in_cookie_replayed_after_sign_out_is_a_viewer(lab, browser):
     """Copy the cookie, press Sign out, replay it in a new browser: Sign out ended the token on the server."""
     base, ids, _, _ = lab
-    page = _open(browser, f"{base}/runs")
+    page = opened(browser, f"{base}/runs", 1600)
     _sign_in(page, PASSPHRASE)
     expect(page.get_by_text("Signed in as operator.")).to_be_visible()
     page.reload()  # the cookie is set by the page's script on the run after signing in

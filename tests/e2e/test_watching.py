@@ -15,7 +15,7 @@ import plotly
 import pytest
 from playwright.sync_api import Page, expect
 
-from devtools.browser import ROOT, chromium, served_app, wait_for_app
+from devtools.browser import ROOT, chromium, wait_for_app
 from rlcore.contract import reporting
 from rlcore.runs import service
 from rlcore.runs.store import Store
@@ -36,17 +36,6 @@ TAG = f"""(title) => {{ ({CHART})(title).__tagged = true; }}"""
 TAGGED = f"""(title) => ({CHART})(title)?.__tagged === true"""
 SPEED_CHART = "env steps per second"
 OUTPUT = ROOT / "test-output" / "e2e"
-
-
-@pytest.fixture(scope="module")
-def home(tmp_path_factory):
-    return tmp_path_factory.mktemp("rlcore_home")
-
-
-@pytest.fixture(scope="module")
-def server(home):
-    with served_app(home) as base:
-        yield base
 
 
 @pytest.fixture(scope="module")

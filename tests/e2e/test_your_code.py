@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from playwright.sync_api import Page, expect
 
-from devtools.browser import ROOT, chromium, served_app, wait_for_app
+from devtools.browser import ROOT, opened, served_app, wait_for_app
 from rlcore.runs import service
 from rlcore.runs.store import Store
 
@@ -21,24 +20,6 @@ POINTS = f"""(title) => ({CHART})(title)?._fullData?.reduce(
     (n, t) => n + (t.mode === 'text' ? 0 : Array.from(t.x ?? []).length), 0) ?? 0"""
 TAG = f"""(title) => {{ ({CHART})(title).__tagged = true; }}"""
 TAGGED = f"""(title) => ({CHART})(title)?.__tagged === true"""
-
-
-@pytest.fixture(scope="module")
-def home(tmp_path_factory):
-    return tmp_path_factory.mktemp("rlcore_home")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as browser:
-        yield browser
-
-
-def _page(browser, url: str) -> Page:
-    page = browser.new_context(viewport={"width": 1400, "height": 1800}).new_page()
-    page.goto(url)
-    wait_for_app(page)
-    return page
 
 
 def _type(page: Page, label: str, text: str) -> None:
@@ -53,7 +34,7 @@ def test_a_script_run_from_the_page_trains_live_reads_in_the_code_s_words_and_co
     graph = service.create_run(store, "dqn", {"epochs": 15, "exec_mode": "graph"}, label="the lab's graph")
     store.finish(graph, "done", summary={"win_rate": 0.1, "steps_per_second": 1500.0, "train_seconds": 1.0})
     with served_app(home) as base:
-        page = _page(browser, f"{base}/script")
+        page = opened(browser, f"{base}/script", 1800)
         expect(page.get_by_role("heading", name="Your code", exact=True)).to_be_visible()
         expect(page.get_by_text("rlcore profile --steps 20 train.py --epochs 3", exact=False)).to_be_visible()
         # Bad input: one sentence each, nothing queued.
@@ -74,7 +55,7 @@ def test_a_script_run_from_the_page_trains_live_reads_in_the_code_s_words_and_co
         page.get_by_role("button", name="Run it").click()
         expect(page).to_have_url(re.compile(r"/script\?run=\d+"))
         run_id = int(re.search(r"run=(\d+)", page.url).group(1))
-        runs = _page(browser, f"{base}/runs")  # in Runs while it trains
+        runs = opened(browser, f"{base}/runs", 1800)  # in Runs while it trains
         row = runs.get_by_role("link", name=f"{run_id}: naive_port.py", exact=True)
         expect(row).to_be_visible()
         expect(runs.get_by_text("running").first).to_be_visible(timeout=120_000)
@@ -97,7 +78,7 @@ def test_a_script_run_from_the_page_trains_live_reads_in_the_code_s_words_and_co
         done = store.get_run(run_id)
         causes = [f["title"] for f in done.summary["profile"]["findings"]]
         assert "model.predict in a loop" in causes, causes
-        compare = _page(browser, f"{base}/runs?runs={run_id},{graph}")
+        compare = opened(browser, f"{base}/runs?runs={run_id},{graph}", 1800)
         expect(compare.get_by_text(re.compile("^These runs are of 2 different workloads"))).to_be_visible()
         expect(compare.get_by_role("link", name=f"{graph}: the lab's graph", exact=True).first).to_be_visible()
         # The port's reading under the comparison (its causes' order moves with the machine's load).

@@ -34,6 +34,30 @@ def script(tmp_path: Path, name: str, text: str) -> Path:
     return path
 
 
+def tape_steps(steps: int) -> str:
+    """A script's lines: `steps` steps of gradient descent on one variable, in a loop over `i` (indented as the
+    rest)."""
+    return f"""
+        import tensorflow as tf
+        v = tf.Variable(1.0)
+        opt = tf.keras.optimizers.SGD(0.01)
+        for i in range({steps}):
+            with tf.GradientTape() as tape:
+                loss = v * v
+            opt.apply_gradients([(tape.gradient(loss, v), v)])"""
+
+
+def keras_opening(rows: int) -> str:
+    """A script's first lines: `rows` random samples and a one-layer Keras model, compiled (indented as the rest)."""
+    return f"""
+        import numpy as np
+        from tensorflow import keras
+        import rlcore
+        x, y = np.random.rand({rows}, 4).astype("float32"), np.random.rand({rows}, 1).astype("float32")
+        model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
+        model.compile("sgd", "mse")"""
+
+
 def rlcore(tmp_path: Path, *args: str, timeout: float = 300, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "rlcore", *args], capture_output=True, text=True,
                           env=env_for(tmp_path), timeout=timeout, cwd=tmp_path, **kwargs)
@@ -108,14 +132,7 @@ def test_a_forked_child_that_exits_or_raises_never_ends_its_parent_s_run(tmp_pat
     """Main: a child's sys.exit(0) ended the run "done" at 10 steps while the parent went on to 40; a child that
     raised failed it although the parent succeeded."""
     path = script(tmp_path, "fork.py", """
-        import os, sys
-        import tensorflow as tf
-        v = tf.Variable(1.0)
-        opt = tf.keras.optimizers.SGD(0.01)
-        for i in range(40):
-            with tf.GradientTape() as tape:
-                loss = v * v
-            opt.apply_gradients([(tape.gradient(loss, v), v)])
+        import os, sys""" + tape_steps(40) + """
             if i in (10, 20):
                 pid = os.fork()
                 if pid == 0:
@@ -134,14 +151,7 @@ def test_a_script_that_leaves_a_thread_running_ends_its_worker_and_the_queue_goe
     """Main: the --detach run showed done, its worker never exited, the next run stayed queued for ever."""
     path = script(tmp_path, "thread.py", """
         import threading, time
-        import tensorflow as tf
-        threading.Thread(target=lambda: time.sleep(3600)).start()  # not a daemon
-        v = tf.Variable(1.0)
-        opt = tf.keras.optimizers.SGD(0.01)
-        for i in range(20):
-            with tf.GradientTape() as tape:
-                loss = v * v
-            opt.apply_gradients([(tape.gradient(loss, v), v)])
+        threading.Thread(target=lambda: time.sleep(3600)).start()  # not a daemon""" + tape_steps(20) + """
     """)
     first = rlcore(tmp_path, "profile", "--steps", "0", "--detach", str(path))
     assert first.returncode == 0, first.stderr
@@ -162,13 +172,7 @@ def test_a_script_that_leaves_a_thread_running_ends_its_worker_and_the_queue_goe
 def test_the_callback_in_evaluate_is_quiet_and_a_fit_that_raised_is_its_own_failed_run(tmp_path):
     """Main: the callback in model.evaluate raised AttributeError; a fit that raised and a refit became one done
     run."""
-    path = script(tmp_path, "keras_odd.py", """
-        import numpy as np
-        from tensorflow import keras
-        import rlcore
-        x, y = np.random.rand(64, 4).astype("float32"), np.random.rand(64, 1).astype("float32")
-        model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
-        model.compile("sgd", "mse")
+    path = script(tmp_path, "keras_odd.py", keras_opening(64) + """
         callback = rlcore.keras.Callback()
         model.evaluate(x, y, callbacks=[callback], verbose=0)
 
@@ -193,13 +197,7 @@ def test_the_callback_in_evaluate_is_quiet_and_a_fit_that_raised_is_its_own_fail
 def test_a_cancelled_keras_fit_stops_and_its_own_process_is_never_killed(tmp_path):
     """Main: Cancel left a Keras fit running every epoch, and `runs cancel` recorded "terminated" while rows kept
     arriving."""
-    path = script(tmp_path, "long_fit.py", """
-        import numpy as np
-        from tensorflow import keras
-        import rlcore
-        x, y = np.random.rand(256, 4).astype("float32"), np.random.rand(256, 1).astype("float32")
-        model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(1)])
-        model.compile("sgd", "mse")
+    path = script(tmp_path, "long_fit.py", keras_opening(256) + """
         history = model.fit(x, y, epochs=100000, batch_size=8, callbacks=[rlcore.keras.Callback()], verbose=0)
         print("fit returned after", len(history.epoch), "epochs")
     """)
