@@ -75,6 +75,24 @@ def test_a_naive_port_names_the_lines_of_model_predict_the_indexing_loop_and_the
     assert sum(f["share"] for f in slow["profile"]["findings"] if f["cause"] != "compile-bound") <= 1 + 1e-9
 
 
+def test_the_port_s_gather_is_named_with_its_fix_and_the_port_in_graph_style_reads_otherwise(quiet):
+    slow = quiet["port"]
+    assert slow["step_source"]["kind"] == "optimizer updates" and slow["steps"] == int(PORT[1][0]) - 64
+    titles = [f["title"] for f in slow["profile"]["findings"]]
+    assert {"model.predict in a loop", "indexing a tensor in a Python loop"} <= set(titles[:3]), titles
+    predict = finding(slow, "predict-bound")
+    assert 0 < predict["share"] < 1 and "model(x, training=False)" in predict["fix"]
+    gather = finding(slow, "indexing")
+    assert "tf.gather" in gather["fix"] and "StridedSlice" in gather["evidence"]
+    assert slow["profile"]["sentence"].startswith(titles[0])
+    script, args, flags = PORT
+    quick = profile(quiet["home"], script, *args, "--fixed", flags=flags)
+    assert quick["step_source"]["functions"] == ["train_step"]
+    fixed_titles = {f["title"] for f in quick["profile"]["findings"]}
+    assert not {"model.predict in a loop", "indexing a tensor in a Python loop"} & fixed_titles, fixed_titles
+    assert quick["steps_per_second"] > slow["steps_per_second"]
+
+
 def test_the_model_called_instead_of_predict_is_tried_on_the_port_and_runs_faster(quiet):
     assert_tried(Store(quiet["home"] / "home"), quiet["port"], "predict", faster=True)
 

@@ -62,7 +62,8 @@ def test_cell_results_scale_k_step_patterns_and_batches():
     assert (result["first_call_seconds"], result["calls"]) == (1.5, 33)
 
 
-@pytest.mark.parametrize("workload", list(SUITES))
+# framework-step's patterns (torch, jax) are each built and measured in test_frameworks.py: not built twice.
+@pytest.mark.parametrize("workload", [name for name in SUITES if name != "framework-step"])
 def test_every_pattern_builds_and_runs_one_call_on_cpu(workload):
     for name in SUITES[workload].patterns:
         p = pattern(workload, name.replace("kN", "k3"))

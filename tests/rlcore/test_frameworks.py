@@ -14,6 +14,7 @@ from rlcore.contract.params import ConfigError
 from rlcore.runs import service, sweeps
 from rlcore.runs.store import Store
 from rlcore.workloads.bench import harness as bench
+from rlcore.workloads.bench.catalogue import pattern
 from rlcore.workloads.bench.config import BenchConfig
 from rlcore.workloads.dqn import loop
 from rlcore.workloads.dqn import metrics as dqn_metrics
@@ -55,6 +56,7 @@ def test_the_framework_step_bench_measures_a_cell_per_framework_and_pattern_and_
     assert [c["pattern"] for c in installed] == ["tf-eager", "tf-function", "tf-xla", "tf-xla-k100", "torch-eager",
                                                  "torch-compile", "jax-jit", "jax-jit-k100"]
     assert all(c["steps_per_second"] > 0 and c["first_call_seconds"] > 0 for c in installed)
+    assert all(pattern("framework-step", c["pattern"]).why for c in installed)
     assert {c["steps_per_call"] for c in installed if c["pattern"].endswith("-k100")} == {100}
     monkeypatch.setattr(frameworks, "version", lambda name: None if name == "jax" else "2")
     cell = next(c for c in bench.plan(cfg) if c.pattern == "jax-jit")

@@ -60,26 +60,6 @@ def test_the_seed_s_own_hjb_script_one_step_per_training_step_call_its_loss_char
     assert len(losses) >= 2 and losses["value"].iloc[-1] < losses["value"].iloc[0]  # it learns, as charted
 
 
-def test_a_naive_dqn_port_reads_model_predict_and_the_python_list_gather_and_its_fix_reads_otherwise(tmp_path):
-    naive = profile(tmp_path, SCRIPTS / "naive_port.py", "78", flags=("--steps", "8", "--warmup", "4"))
-    assert naive.returncode == 0, naive.stderr[-3000:]
-    slow = result(tmp_path)
-    assert slow["step_source"]["kind"] == "optimizer updates" and slow["steps"] == 78 - 64
-    top = causes(slow)
-    assert {"model.predict in a loop", "indexing a tensor in a Python loop"} <= set(top[:3]), top
-    predict = next(f for f in slow["profile"]["findings"] if f["cause"] == "predict-bound")
-    assert 0 < predict["share"] < 1 and "model(x, training=False)" in predict["fix"]
-    gather = next(f for f in slow["profile"]["findings"] if f["cause"] == "indexing")
-    assert "tf.gather" in gather["fix"] and "StridedSlice" in gather["evidence"]
-    assert slow["profile"]["sentence"].startswith(top[0])
-    fixed = profile(tmp_path, SCRIPTS / "naive_port.py", "78", "--fixed", flags=("--steps", "8", "--warmup", "4"))
-    assert fixed.returncode == 0, fixed.stderr[-3000:]
-    quick = result(tmp_path)
-    assert quick["step_source"]["functions"] == ["train_step"]
-    assert not {"model.predict in a loop", "indexing a tensor in a Python loop"} & set(causes(quick)), causes(quick)
-    assert quick["steps_per_second"] > slow["steps_per_second"]
-
-
 def test_a_retraced_step_is_named_with_the_python_number_and_the_per_step_fetch_too(tmp_path):
     done = profile(tmp_path, SCRIPTS / "retrace.py", "40", flags=("--steps", "10", "--warmup", "5"))
     assert done.returncode == 0, done.stderr[-3000:]

@@ -87,10 +87,9 @@ def test_runs_of_every_kind_end_done_spread_over_both_nodes_one_at_a_time_per_no
                                   "min_seconds": 0.05}),
            queue(store, "dqn", {"exec_mode": "turbo", "train_seconds": 0.2, "turbo_games": 32, "turbo_batch": 32,
                                 "turbo_memory": 2048, "test_games": 20}),
-           queue(store, "dqn", TINY | {"seed": 2, "exec_mode": "eager"}), queue(store, "hjb", {"steps": 100}),
-           queue(store, "script", prepared, label="same file")]
+           queue(store, "script", prepared, label="same file")]  # five runs on two one-slot nodes: one node runs 3
     runs = [wait_final(store, run_id, timeout=240) for run_id in ids]
-    assert [r.status for r in runs] == ["done"] * 7, [r.error for r in runs]
+    assert [r.status for r in runs] == ["done"] * 5, [r.error for r in runs]
     assert runs[-1].summary["steps"] == 5
     other = tmp_path / "changed.py"
     other.write_text(SCRIPT)
