@@ -35,8 +35,20 @@ SPIKES = {"showspikes": True, "spikemode": "across", "spikesnap": "cursor", "spi
           "spikedash": "solid"}
 
 
+# Past ten runs the colours come round again: the next ten dashed, the ten after dotted, so runs 1 and 11 differ.
+DASHES = ("solid", "dash", "dot")
+# Runs whose lengths differ by more than this, drawn over training seconds, share a log axis: on a linear one
+# every run but the slowest is a sliver at the left.
+WIDE_SPREAD = 20.0
+
+
 def run_color(run_id: int) -> str:
     return PALETTE[(run_id - 1) % len(PALETTE)]
+
+
+def run_line(run_id: int) -> dict:
+    """A run's line: its colour, and its dash once the palette has come round."""
+    return {"color": run_color(run_id), "dash": DASHES[(run_id - 1) // len(PALETTE) % len(DASHES)]}
 
 
 def plain(text: str, limit: int = 60) -> str:
@@ -89,9 +101,15 @@ def smooth(values: pd.Series, smoothing: float, log_y: bool) -> pd.Series:
     return ema(values, smoothing)
 
 
-def x_axis(xs: pd.Series, x: str) -> dict:
+def x_axis(xs: pd.Series, x: str, ends: pd.Series | None = None) -> dict:
+    """The x axis; over training seconds, a log one when the runs' lengths (`ends`, one a run) differ by more
+    than WIDE_SPREAD times."""
     axis: dict = {"title": {"text": X_AXES[x]}, "rangemode": "tozero", "separatethousands": True}
     top = float(xs.max()) if len(xs) else 0.0
+    spread = ends[ends > 0] if ends is not None else pd.Series(dtype=float)
+    if x == "wall" and len(spread) > 1 and spread.max() / spread.min() > WIDE_SPREAD:
+        return log_axis(xs) | {"title": {"text": f"{X_AXES[x]} (log: the runs' lengths differ "
+                                                  f"{spread.max() / spread.min():,.0f}x)"}}
     if x == "step":
         axis["tickformat"] = ",d"
         if top < 10:
@@ -126,6 +144,13 @@ def log_axis(values: Iterable[float]) -> dict:
     return axis
 
 
+def end_label(raw: pd.Series, shown: pd.Series, percent: bool) -> str:
+    """The text at a line's end: the newest value as reported; where smoothing moved it, the smoothed one after
+    it (Keras said 0.9875; the line ends at 0.980)."""
+    newest, drawn = fmt.value(float(raw.iloc[-1]), percent), fmt.value(float(shown.iloc[-1]), percent)
+    return newest if newest == drawn else f"{newest} (smoothed {drawn})"
+
+
 def metric_chart(metrics: pd.DataFrame, name: str, *, labels: Mapping[int, str] | None = None, x: str = "step",
                  smoothing: float = 0.0, log_y: bool = False, title: str | None = None,
                  percent: bool = False) -> go.Figure:
@@ -145,22 +170,24 @@ def metric_chart(metrics: pd.DataFrame, name: str, *, labels: Mapping[int, str] 
     for run_id, series in rows.groupby("run_id", sort=True):
         series = downsample(series.sort_values(["step", "wall"]))
         label = plain((labels or {}).get(run_id, f"run {run_id}"))
-        color = run_color(int(run_id))
+        line = run_line(int(run_id))
+        color = line["color"]
         shown = smooth(series["value"], smoothing, log_y)
         if smoothing > 0:
             traces.append({"type": "scatter", "x": series[x], "y": series["value"], "mode": "lines", "opacity": 0.25,
-                           "line": {"color": color}, "name": f"{label} (raw)", "showlegend": False,
+                           "line": line, "name": f"{label} (raw)", "showlegend": False,
                            "hoverinfo": "skip"})
         mode = "lines+markers" if len(series) < 50 else "lines"  # a lone evaluation still shows
         traces.append({"type": "scatter", "x": series[x], "y": shown, "mode": mode, "name": label,
-                       "line": {"color": color}, "marker": {"color": color},
+                       "line": line, "marker": {"color": color},
                        "hovertemplate": f"{hover}<extra>{label}</extra>"})
         if len(series) and not several:  # the newest value at the end of the line: what a glance wants (one run)
             traces.append({"type": "scatter", "x": [series[x].iloc[-1]], "y": [shown.iloc[-1]], "mode": "text",
-                           "showlegend": False, "text": [fmt.value(float(shown.iloc[-1]), percent)],
+                           "showlegend": False, "text": [end_label(series["value"], shown, percent)],
                            "textposition": "top left", "textfont": {"color": color}, "hoverinfo": "skip",
                            "name": f"{label} (newest)"})
-    return go.Figure(data=traces, layout=_lines_layout(title or fmt.metric_title(name), x_axis(rows[x], x),
+    ends = rows.groupby("run_id")[x].max() if several else None
+    return go.Figure(data=traces, layout=_lines_layout(title or fmt.metric_title(name), x_axis(rows[x], x, ends),
                                                        y_axis(rows["value"], log_y=log_y, percent=percent), several,
                                                        sum(1 for t in traces if t.get("showlegend") is not False)))
 

@@ -45,6 +45,9 @@ def table_of(table: pd.DataFrame, *, key: str, tick: bool = False, ticked: list[
     """A runs table as people read it: each run's id and name one link to its view (same tab, a real link), its
     workload's own headline numbers in their format, rarer details at the end; empty cells blank."""
     shown = table.drop(columns=["id", "label"])
+    # A column no shown run fills is left out (mixed kinds: each kind's numbers are in columns of their own).
+    blank = [c for c in shown.columns if c != "kind" and shown[c].map(lambda v: v is None or v == "" or v != v).all()]
+    shown = shown.drop(columns=blank) if len(shown) else shown
     shown.insert(0, "run", [views.link(router.view_path(kind), "run", run_id, label)
                             for run_id, label, kind in zip(table["id"], table["label"], table["kind"], strict=True)])
     shown, formatted = formats(shown)

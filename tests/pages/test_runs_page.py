@@ -145,3 +145,19 @@ def test_runs_are_found_by_tag_and_leading_cause_from_a_link(store):
     at = runs_page({"tag": "baseline", "cause": "predict-bound"})
     names = [link for table in link_tables(at) for link in column(table, "run")]
     assert [n.split(": ", 1)[1] for n in names] == ["base"]
+
+
+def test_a_column_none_of_the_shown_runs_fills_is_left_out(store):
+    """Main: a table of mixed kinds kept every kind's columns, mostly empty, and ran past the page's right edge."""
+    seed_runs(store)
+    hjb = service.create_run(store, "hjb", {"steps": 10}, label="solver")
+    store.finish(hjb, "done", summary={"max_rel_err_c": 0.01, "max_rel_err_V": 0.001, "steps_per_second": 900.0,
+                                       "train_seconds": 1.0})
+    at = runs_page()
+    (mixed,) = link_tables(at)
+    at.multiselect(key="filter_kind").set_value(["dqn"]).run()
+    assert not at.exception
+    (dqn_only,) = link_tables(at)
+    gone = set(mixed["columns"]) - set(dqn_only["columns"])
+    assert gone and not any("win rate" in c for c in gone), (mixed["columns"], dqn_only["columns"])
+    assert all(any(cell not in ("", None) for cell in column(dqn_only, c)) for c in dqn_only["columns"])

@@ -114,3 +114,27 @@ def test_a_chart_drawn_in_place_carries_real_colours_not_streamlit_s_theme_place
     sent = plotly_live.figure_data(charts.bench_bar_chart(cells))
     assert "#000001" not in sent and "#000011" not in sent  # Streamlit's placeholders, black in plotly.js
     assert json.loads(sent)["layout"]["template"]["layout"]["colorway"][0] == charts.PALETTE[0]
+
+
+def test_ten_runs_never_share_a_line_and_runs_whose_lengths_differ_widely_share_a_log_time_axis():
+    """Main: runs 1 and 11 were drawn alike; over training seconds a 100x slower run left the others as slivers."""
+    lines = {(charts.run_line(r)["color"], charts.run_line(r)["dash"]) for r in range(1, 31)}
+    assert len(lines) == 30  # thirty runs, thirty lines
+    ids = range(4, 14)
+    frame = _metrics(runs=ids, n=20)
+    frame.loc[frame["run_id"] == 4, "wall"] *= 100  # one run a hundred times slower
+    fig = charts.metric_chart(frame, "train/loss", x="wall")
+    assert fig.layout.xaxis.type == "log" and "differ 100x" in fig.layout.xaxis.title.text
+    assert len({(t.line.color, t.line.dash) for t in fig.data}) == 10
+    close = charts.metric_chart(_metrics(runs=ids, n=20), "train/loss", x="wall")
+    assert close.layout.xaxis.type != "log" and close.layout.xaxis.title.text == "training seconds"
+
+
+def test_a_smoothed_line_ends_with_the_value_reported_and_the_smoothed_one_beside_it():
+    """Main: the end label read 0.980 (smoothed) where Keras reported 0.9875."""
+    frame = pd.DataFrame([(1, s, s, "accuracy", v) for s, v in enumerate([0.5, 0.9, 0.99])],
+                         columns=["run_id", "step", "wall", "name", "value"])
+    (label,) = [t for t in charts.metric_chart(frame, "accuracy", smoothing=0.6).data if t.mode == "text"]
+    assert label.text[0].startswith("0.990 (smoothed 0.8")
+    (plain_label,) = [t for t in charts.metric_chart(frame, "accuracy").data if t.mode == "text"]
+    assert plain_label.text[0] == "0.990"
