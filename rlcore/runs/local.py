@@ -38,6 +38,9 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 LAUNCH_FAILED = "its worker could not start"
 NEVER_STARTED = "its worker never started: no queue runner is alive to start it"
 RUNNER_START_SECONDS = 60.0  # a runner just started takes its lock within this, or it is not coming
+# runner_alive probes the lock by taking it for an instant; a runner that meets the lock held tries again this long
+# before it counts on another runner (the killed-runner race test's flake: a probe taken for a runner).
+LOCK_PATIENCE_SECONDS = 1.0
 RUNNER_KEY = "runner"  # the store's record of a queue runner just started
 WORKER_MODULE = "rlcore.runs"  # `python -m rlcore.runs`: the worker process's own entry, not the CLI
 
@@ -76,9 +79,7 @@ def drain(store: Store | None = None, idle_seconds: float = 1.0, *, pause: Any =
     pause = pause or (lambda point: None)
     while True:
         with open(store.home / "runner.lock", "a") as lock:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
+            if not _take(lock):
                 forget_runner(store, os.getpid())  # our record, if we were the one just started
                 return 0  # another runner has the queue (and sees what was queued: it holds the lock)
             forget_runner(store, os.getpid())  # the lock now says we are alive
@@ -102,6 +103,20 @@ def drain(store: Store | None = None, idle_seconds: float = 1.0, *, pause: Any =
         if store.oldest_queued() is None:
             pause("leaving")
             return 0
+
+
+def _take(lock: Any, patience: float = LOCK_PATIENCE_SECONDS) -> bool:
+    """The queue's lock, unless another runner holds it. A probe (`runner_alive`) holds it for an instant only:
+    still held after `patience`, it is a runner's."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
 
 
 def _wait_for_orphans(store: Store, poll: float = 0.5) -> None:

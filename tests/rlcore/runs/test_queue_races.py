@@ -1,6 +1,7 @@
 """The queue never loses a launch and never runs two at once, whatever the runner's life does: each race held open
 at its exact point (the runner paused there, or killed), with real worker processes and real SQLite."""
 
+import fcntl
 import os
 import signal
 import subprocess
@@ -62,8 +63,12 @@ def test_one_run_at_a_time_holds_when_the_runner_is_killed_while_its_worker_trai
     runner = psutil.Process(worker).ppid()
     os.kill(runner, signal.SIGKILL)  # the runner dies; its worker trains on, orphaned
     # A SIGKILL is delivered, not done: until the runner has exited it still holds the queue's lock, and a launch
-    # in that instant rightly counts on it. The race under test starts once it is gone.
+    # in that instant rightly counts on it. The race under test starts once it is gone, and that is when its lock
+    # is free, not when its pid reads dead: the runner has threads (numpy's), its main one can be a zombie while the
+    # others still close its files. Waiting on the pid was this test's flake (seen once under the full suite: the
+    # launch saw the lock held, started no runner, and the run failed "its worker never started" 60 s later).
     wait_for(lambda: not pid_alive(runner), 30, "the killed runner to exit")
+    wait_for(lambda: not runner_alive(store), 30, "the killed runner's lock to be released")
     second = service.create_run(store, "dqn", TINY_DQN)
     launch(store, second)  # a new runner: it must wait for the orphan
     time.sleep(3)
@@ -73,3 +78,19 @@ def test_one_run_at_a_time_holds_when_the_runner_is_killed_while_its_worker_trai
     assert done.status == "done", done.error
     assert wait_final(store, first).status == "cancelled"
     assert done.started >= store.get_run(first).finished  # never two at once
+
+
+def test_a_probe_of_the_lock_at_the_instant_a_runner_takes_it_never_sends_the_runner_away(tmp_path):
+    """The killed-runner test's flake ("its worker never started: no queue runner is alive", once under the full
+    suite): `runner_alive` asks whether a runner holds runner.lock by taking it for an instant; a new runner
+    trying the lock in that instant took the probe for a runner, ended, and left the queued run to nobody."""
+    store = Store(tmp_path)
+    run_id = service.create_run(store, "dqn", TINY_DQN)
+    with open(tmp_path / "runner.lock", "a") as probe:
+        fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the probe's instant, stretched
+        runner = threading.Thread(target=drain, args=(store,), kwargs={"idle_seconds": 0.2})
+        runner.start()
+        runner.join(timeout=0.3)
+        assert runner.is_alive(), "the runner took a probe's instant for another runner and left"
+    runner.join(timeout=240)
+    assert store.get_run(run_id).status == "done"
