@@ -88,6 +88,12 @@ def test_keras_fit_unchanged_and_with_the_callback_has_steps_xprof_finds_where_k
     store = Store(tmp_path / "home")
     by_hand = max(store.list_runs(), key=lambda r: r.id)  # the run the callback started
     assert by_hand.status == "done" and by_hand.summary["steps"] == 58 and by_hand.summary["profile"]["findings"]
+    # Named after the script, not the model ("sequential"); its id and link said at the end, as W&B and MLflow do;
+    # charted over its batches, every batch outside the profiled window (main: 7 loss points for 1,800 batches).
+    assert by_hand.label.startswith("keras_fit"), by_hand.label
+    assert f"rlcore: run {by_hand.id} done" in ran.stderr and f"runs?run={by_hand.id}" in ran.stderr, ran.stderr
+    losses = store.metrics(by_hand.id).query("name == 'train/loss'")
+    assert len(losses) >= 58 // 2, len(losses)
     ours = next(Path(by_hand.summary["profile"]["logdir"]).glob("plugins/profile/*/*.xplane.pb"))
     theirs = next(keras_dir.glob("**/*.xplane.pb"))
     assert _xprof_step_time(ours) > 0 and _xprof_step_time(theirs) == 0
@@ -120,6 +126,8 @@ def test_rlcore_init_in_a_loop_is_a_run_stored_from_its_first_step(tmp_path):
     assert run.environment["code"]["path"] == str(loop)
     names = set(Store(tmp_path / "home").metrics(run.id)["name"])
     assert {"train/loss", "accuracy", "throughput/steps_per_s"} <= names
+    said = [line for line in done.stderr.splitlines() if line.startswith(f"rlcore: run {run.id} done")]
+    assert said and f"/runs?run={run.id}" in said[0] and f"rlcore runs show {run.id}" in said[0], done.stderr
 
 
 @pytest.mark.parametrize(("script", "sentence"), [

@@ -40,6 +40,10 @@ def cluster(tmp_path_factory):
     from ray.cluster_utils import Cluster
 
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+    # Ray starts its workers at nice 15 (its raylet's worker_niceness): beside two busy processes (make test-loaded)
+    # a run's task got 4% of a core and a tiny bench ran past 300 s. The tests are of the executor, not of Ray's
+    # courtesy to other work: its workers here compete as the lab's own worker processes do.
+    os.environ["RAY_worker_niceness"] = "0"  # noqa: SIM112 (Ray reads this spelling)
     started = Cluster(initialize_head=True, head_node_args={
         "num_cpus": 0, "resources": {ray_executor.HEAD_RESOURCE: 1}, "include_dashboard": False})
     nodes = [started.add_node(num_cpus=1, resources={ray_executor.SLOT_RESOURCE: 1}),
@@ -88,14 +92,14 @@ def test_runs_of_every_kind_end_done_spread_over_both_nodes_one_at_a_time_per_no
            queue(store, "dqn", {"exec_mode": "turbo", "train_seconds": 0.2, "turbo_games": 32, "turbo_batch": 32,
                                 "turbo_memory": 2048, "test_games": 20}),
            queue(store, "script", prepared, label="same file")]  # five runs on two one-slot nodes: one node runs 3
-    runs = [wait_final(store, run_id, timeout=240) for run_id in ids]
+    runs = [wait_final(store, run_id, timeout=300) for run_id in ids]
     assert [r.status for r in runs] == ["done"] * 5, [r.error for r in runs]
     assert runs[-1].summary["steps"] == 5
     other = tmp_path / "changed.py"
     other.write_text(SCRIPT)
     stale = workloads.get("script").prepare({"path": str(other), "args": "[]", "cwd": str(tmp_path), "profile": 0})
     other.write_text(SCRIPT + "print('changed')\n")  # after the run was made, before a node reads it
-    changed = wait_final(store, queue(store, "script", stale, label="changed since"), timeout=240)
+    changed = wait_final(store, queue(store, "script", stale, label="changed since"), timeout=300)
     assert changed.status == "failed" and changed.error.startswith(f"The script at {other} is not the one this run")
     assert all(store.metric_count(r.id) > 0 and r.summary for r in runs)
     assert (store.run_dir(ids[0]) / "model.keras").stat().st_size > 0  # files come back from the node as bytes
@@ -132,7 +136,7 @@ def test_a_killed_worker_is_worker_died(cluster):
     run_id = queue(store, "dqn", LONG | {"seed": 6})
     run = wait_training(store, run_id)
     os.kill(run.environment["node"]["pid"], signal.SIGKILL)
-    dead = wait_final(store, run_id, timeout=60)
+    dead = wait_final(store, run_id)
     assert (dead.status, dead.error) == ("failed", "worker died")
     assert store.metric_count(run_id) > 0 and store.integrity_check() == "ok"
 
@@ -143,7 +147,7 @@ def test_a_gpu_run_on_a_cluster_without_a_gpu_says_why_it_waits_then_fails_clear
     executor.submit(store, [run_id])
     phase = wait_for(lambda: store.get_run(run_id).phase, 30, "a waiting sentence")
     assert phase.startswith("waiting: no node offers 1 GPU; it fails after 6 s")
-    failed = wait_final(store, run_id, timeout=60)
+    failed = wait_final(store, run_id)
     assert failed.status == "failed"
     assert failed.error == "no node of the cluster can run it: it needs 1 GPU and none of the 2 nodes offers that"
 
@@ -159,7 +163,7 @@ def test_the_dashboard_can_restart_while_runs_go_on_and_its_view_catches_up(clus
                           timeout=120)  # a dashboard process that queues a run, then is gone
     assert done.returncode == 0, done.stderr
     run_id = int(done.stdout.strip().splitlines()[-1])
-    assert wait_final(store, run_id, timeout=180).status == "done"  # the service on the head carried it on
+    assert wait_final(store, run_id).status == "done"  # the service on the head carried it on
 
     from pagetest import drawn_charts, fixed_device_card, open_page
 
@@ -174,7 +178,7 @@ def test_a_sweep_runs_its_members_on_the_cluster(cluster):
     _, _, store = cluster
     sweep_id, ids = sweeps.create(store, "dqn", TINY, search.Space(grid={"batch_size": [16, 32]}, seeds=[0, 1]),
                                   engine="ray")
-    runs = [wait_final(store, run_id, timeout=240) for run_id in ids]
+    runs = [wait_final(store, run_id, timeout=300) for run_id in ids]
     assert [r.status for r in runs] == ["done"] * 4 and {r.executor for r in runs} == {"ray"}
     assert len({r.environment["node"]["node_id"] for r in runs}) == 2
     assert all(r.done == 2 for r in sweeps.results(store, store.get_sweep(sweep_id)))
@@ -186,7 +190,7 @@ def test_a_lost_node_is_node_died_with_the_node(cluster):
     run = wait_training(store, run_id)
     node = next(n for n in nodes if n.node_id == run.environment["node"]["node_id"])
     started.remove_node(node, allow_graceful=False)
-    lost = wait_final(store, run_id, timeout=90)
+    lost = wait_final(store, run_id)
     assert lost.status == "failed" and lost.error.startswith(f"node died: {run.host} ({node.node_id[:12]})")
     assert store.integrity_check() == "ok"
 
