@@ -40,6 +40,9 @@ class Captured:
     where_steps: int = 0  # the steps the person's lines were counted in
     retrace_sites: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # function -> (called at, defined at)
     functions: dict[str, dict[str, Any]] = field(default_factory=dict)  # each tf.function's jit_compile, retracing
+    # The process's CPU time inside each recorded step, on average: what the step costs the machine whatever else
+    # runs beside it (a busy core stretches a step's wall time, not its CPU time); 0 when unknown.
+    cpu_seconds_per_marker: float = 0.0
 
 
 WHERE_STEPS = 3  # steps after the capture in which the person's lines are counted (a stack walk per call)
@@ -63,6 +66,8 @@ class ProfileWindow:
         self.error: str | None = None
         self._t0 = 0.0
         self._trace: Any = None
+        self._cpu_from = 0.0
+        self.cpu_seconds, self.markers = 0.0, 0
         self._yielding = Patches()
         self.instruments = Instruments()
 
@@ -95,6 +100,7 @@ class ProfileWindow:
 
         self._trace = tf.profiler.experimental.Trace(STEP_MARKER, step_num=self.captured, _r=1)
         self._trace.__enter__()
+        self._cpu_from = time.process_time()
         return True
 
     def end(self, units: int = 1, counted: int | None = None) -> bool:
@@ -111,6 +117,8 @@ class ProfileWindow:
         trace, self._trace = self._trace, None
         if trace is None:
             return False
+        self.cpu_seconds += time.process_time() - self._cpu_from
+        self.markers += 1
         trace.__exit__(None, None, None)
         self.captured += units if counted is None else counted
         self.excluded_steps += units
@@ -212,7 +220,8 @@ class ProfileWindow:
                         calls=self.instruments.call_sites(), where_steps=self.located,
                         retrace_sites={name: (note.called_at, note.defined_at)
                                        for name, note in self.instruments.retraces.items()},
-                        functions=dict(self.instruments.functions))
+                        functions=dict(self.instruments.functions),
+                        cpu_seconds_per_marker=self.cpu_seconds / self.markers if self.markers else 0.0)
 
 
 def capture_files(logdir: Path) -> dict[str, bytes]:

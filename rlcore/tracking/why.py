@@ -26,7 +26,8 @@ def profile(captured: Captured, *, compile_seconds: float = 0.0, train_seconds: 
     facts = {"retraces": captured.retraces, "retrace_sites": captured.retrace_sites,
              "functions": captured.functions, "where_steps": captured.where_steps,
              "compile_seconds": compile_seconds, "train_seconds": train_seconds,
-             "steps_per_marker": steps_per_marker} | dict(facts or {})
+             "steps_per_marker": steps_per_marker, "cpu_seconds_per_marker": captured.cpu_seconds_per_marker
+             } | dict(facts or {})
     return of_numbers(numbers, captured, facts=facts, steps_per_marker=steps_per_marker)
 
 

@@ -118,7 +118,9 @@ def test_a_pipeline_that_runs_python_is_named_and_prefetch_is_never_advised_once
     in_ops = profile(tmp_path, script, "40", "--tf-ops", flags=("--steps", "10", "--warmup", "5"))
     gone = finding(in_ops, "input-bound")
     assert gone is None or "tf.py_function" not in gone["title"]
-    assert in_ops["steps_per_second"] > parallel["steps_per_second"] > plain["steps_per_second"]
+    assert in_ops["steps_per_second"] > max(parallel["steps_per_second"], plain["steps_per_second"])
+    if len(os.sched_getaffinity(0)) > 1:  # prefetch's gain is the pipeline beside the step: that takes a second core
+        assert parallel["steps_per_second"] > plain["steps_per_second"]  # (on one, 24 against 39 steps/s here)
 
 
 def test_keras_s_work_per_batch_names_steps_per_execution_until_it_is_set_and_both_fixes_are_measured(tmp_path):

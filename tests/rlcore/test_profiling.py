@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 import tensorflow as tf
@@ -222,6 +223,36 @@ def test_the_gpu_estimate_names_its_constants_and_sources_and_is_marked_not_meas
                                 + estimate.copies_per_step * gpu.COPY_SECONDS[0])
     assert any("TensorFlow guide" in s for s in estimate.sources) and any("Holistic" in s for s in estimate.sources)
     assert profile_text.gpu_sentence(estimate).startswith("Not measured here (no GPU): slower on a GPU than on this")
+
+
+def test_the_gpu_estimate_holds_against_the_least_of_the_wall_step_its_quiet_quartile_and_its_cpu_time():
+    """A step on a core shared with busy processes is longer in wall time, quartile and all; the CPU time it got is
+    not: the estimate is held against the least of the three, and says which."""
+    n = xplane.StepNumbers(steps=20, step_seconds=3e-3, ops=400, eager_ops=400, function_calls=0, graph_ops=0,
+                           xla_ops=0, retraces=0, retraced=(), compute_seconds=1e-3, dispatch_seconds=1e-3,
+                           python_seconds=1e-3, conversion_seconds=0.0, top_ops=(), quiet_step_seconds=2.5e-3)
+    assert gpu.estimate(n).cpu_step_seconds == pytest.approx(2.5e-3)
+    assert gpu.estimate(n).cpu_basis == "the window's quicker steps, their lower quartile"
+    shared = gpu.estimate(n, facts={"cpu_seconds_per_marker": 1e-3})
+    assert shared.cpu_step_seconds == pytest.approx(1e-3) and shared.cpu_basis == "the process's own CPU time in a step"
+    assert "(the process's own CPU time in a step)" in profile_text.gpu_sentence(shared)
+    assert gpu.estimate(n, facts={"cpu_seconds_per_marker": 4e-3}, steps_per_marker=2).cpu_step_seconds == \
+        pytest.approx(1.25e-3)  # per training step: a marker of two steps is halved, whichever basis
+    parallel = gpu.estimate(n, facts={"cpu_seconds_per_marker": 6e-3})  # two threads busy: more CPU than wall time
+    assert parallel.cpu_step_seconds == pytest.approx(2.5e-3)
+
+
+def test_the_window_records_the_cpu_time_a_step_got_not_the_time_it_waited(tmp_path):
+    window = capture.ProfileWindow(4, tmp_path, start=0, where_steps=0)
+    x = tf.ones((4, 4))
+    for _ in range(4):
+        with window.step():
+            tf.matmul(x, x)
+            time.sleep(0.05)  # the process waits, as it does when another process holds the core
+    captured = window.result()
+    numbers = xplane.read_capture(captured.path)
+    assert 0 < captured.cpu_seconds_per_marker < numbers.step_seconds / 2
+    assert why.profile(captured).gpu_estimate.cpu_basis == "the process's own CPU time in a step"
 
 
 @pytest.mark.gpu
