@@ -46,8 +46,9 @@ def table_of(table: pd.DataFrame, *, key: str, tick: bool = False, ticked: list[
     workload's own headline numbers in their format, rarer details at the end; empty cells blank."""
     shown = table.drop(columns=["id", "label"])
     # A column no shown run fills is left out (mixed kinds: each kind's numbers are in columns of their own).
-    blank = [c for c in shown.columns if c != "kind" and shown[c].map(lambda v: v is None or v == "" or v != v).all()]
-    shown = shown.drop(columns=blank) if len(shown) else shown
+    blank = [c for c in shown.columns
+             if c != "kind" and len(shown) and bool(shown[c].map(lambda v: v is None or v == "" or v != v).all())]
+    shown = shown.drop(columns=blank)
     shown.insert(0, "run", [views.link(router.view_path(kind), "run", run_id, label)
                             for run_id, label, kind in zip(table["id"], table["label"], table["kind"], strict=True)])
     shown, formatted = formats(shown)
@@ -97,6 +98,9 @@ def show(store: Store, runs: list[Run]) -> list[int]:
                                                  help=f"Runs whose {what} one of these; in the link as ?{key}=...")
         label_text = cols[-1].text_input("label contains", key="filter_label")
         shown = views.filter_runs(table, **chosen, label_contains=label_text).reset_index(drop=True)
+        if shown.empty:  # a link's tag or cause no run has, a label nobody typed: the filters stay to be changed
+            st.info("No run matches these filters: change or clear them above to see the others.")
+            return
         # The table's key follows the filters and the link's ticks: another table gets its ticks from the link.
         signature = abs(hash((tuple(sorted((k, tuple(v)) for k, v in chosen.items())), label_text,
                               tuple(ids)))) % 10**8

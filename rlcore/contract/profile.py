@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -186,19 +187,21 @@ class Profile:
 
     @classmethod
     def from_json(cls, data: Any) -> Profile | None:
-        """A stored profile of any version (None for what is no profile: a run that asked for none, a damaged
-        value); unknown keys are left out, missing ones take their defaults."""
+        """A stored profile of any version (None for what is no profile: a run that asked for none); unknown keys
+        are left out, missing ones take their defaults. A damaged value (a version of "x", a count of 10**400,
+        seconds stored as text) makes a profile whose ``error`` says so, never an exception: one run's row must
+        not take down a listing."""
         if not isinstance(data, Mapping):
             return None
-        data = dict(data)
-        if int(data.get("version") or 1) < 2:
-            data = _upgrade_v1(data)
-        names = {f.name for f in dataclasses.fields(cls)}
-        values = {k: v for k, v in data.items() if k in names}
         try:
-            return cls(**_typed(values))
-        except (TypeError, ValueError) as e:
-            return cls(error=f"This run's profile cannot be read ({type(e).__name__}: {str(e)[:120]}).")
+            data = dict(data)
+            if _whole(data.get("version") or 1, "version") < 2:
+                data = _upgrade_v1(data)
+            names = {f.name for f in dataclasses.fields(cls)}
+            return cls(**_checked(cls, _typed({k: v for k, v in data.items() if k in names})))
+        except (TypeError, ValueError, OverflowError, AttributeError, KeyError) as e:
+            return cls(error=f"This run's stored profile is damaged ({str(e)[:120]}): it cannot be read, and the "
+                             "rest of the run stands.")
 
 
 MIN_SHARE = 0.10  # of the step: a cause worth a change (the engine names nothing smaller first)
@@ -214,6 +217,41 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _number(value: Any, name: str) -> float:
+    """A stored number as a finite float; anything else (text, a list, a bool, 1e400, 10**400) is damage."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"its {name} is {str(value)[:40]!r}, not a number")
+    number = float(value)  # OverflowError for an int past a float's range
+    if not math.isfinite(number):
+        raise ValueError(f"its {name} is {number}, not a finite number")
+    return number
+
+
+def _whole(value: Any, name: str) -> int:
+    number = _number(value, name)
+    if number != int(number):
+        raise ValueError(f"its {name} is {number}, not a whole number")
+    return int(number)
+
+
+def _checked(cls: type, values: dict[str, Any]) -> dict[str, Any]:
+    """Each number field of a dataclass as its type (float or int), each text field as text: what ``json``
+    parsed from a hand-edited row may be anything."""
+    out = dict(values)
+    for f in dataclasses.fields(cls):
+        if f.name not in out:
+            continue
+        if f.type == "float":
+            out[f.name] = _number(out[f.name], f.name)
+        elif f.type == "int":
+            out[f.name] = _whole(out[f.name], f.name)
+        elif f.type == "bool":
+            out[f.name] = bool(out[f.name])
+        elif f.type == "str" and not isinstance(out[f.name], str):
+            raise ValueError(f"its {f.name} is not text")
+    return out
+
+
 def _typed(values: dict[str, Any]) -> dict[str, Any]:
     """Stored JSON back into the fields' types."""
     out = dict(values)
@@ -223,14 +261,14 @@ def _typed(values: dict[str, Any]) -> dict[str, Any]:
     out["findings"] = tuple(_finding(f) for f in out.get("findings") or () if isinstance(f, Mapping))
     gpu = out.get("gpu_estimate")
     out["gpu_estimate"] = _gpu(gpu) if isinstance(gpu, Mapping) else None
-    out["top_ops"] = tuple(TopOp(str(op.get("name", "?")), float(op.get("self_seconds_per_step") or 0.0),
-                                 float(op.get("share") or 0.0)) for op in out.get("top_ops") or ()
+    out["top_ops"] = tuple(TopOp(str(op.get("name", "?")), _number(op.get("self_seconds_per_step") or 0.0, "op's time"),
+                                 _number(op.get("share") or 0.0, "op's share")) for op in out.get("top_ops") or ()
                            if isinstance(op, Mapping))
     out["retraced"] = tuple(str(name) for name in out.get("retraced") or ())
     for key in ("spans", "functions", "eager_by_type"):
         table = out.get(key)
-        out[key] = {str(k): tuple(float(x) for x in v) for k, v in table.items()} if isinstance(table, Mapping) \
-            else {}
+        out[key] = {str(k): tuple(_number(x, key) for x in v) for k, v in table.items()} \
+            if isinstance(table, Mapping) else {}
     return out
 
 
@@ -238,19 +276,22 @@ def _finding(data: Mapping[str, Any]) -> Finding:
     names = {f.name for f in dataclasses.fields(Finding)}
     values = {k: v for k, v in data.items() if k in names}
     values["cause"] = Cause.of(values.get("cause", Cause.OTHER))
-    values["where"] = tuple(Where(**{k: v for k, v in w.items() if k in {f.name for f in dataclasses.fields(Where)}})
+    values["where"] = tuple(Where(**_checked(Where, {k: v for k, v in w.items()
+                                                     if k in {f.name for f in dataclasses.fields(Where)}}))
                             for w in values.get("where") or () if isinstance(w, Mapping))
-    return Finding(**{"title": "", "seconds_per_step": 0.0, "share": 0.0, "fix": "", "guide": ""} | values)
+    return Finding(**_checked(Finding, {"title": "", "seconds_per_step": 0.0, "share": 0.0, "fix": "", "guide": ""}
+                              | values))
 
 
 def _gpu(data: Mapping[str, Any]) -> GpuEstimate:
     names = {f.name for f in dataclasses.fields(GpuEstimate)}
     values = {k: v for k, v in data.items() if k in names}
-    low = float(values.get("seconds_per_step") or 0.0)
-    values["range_seconds_per_step"] = tuple(values.get("range_seconds_per_step") or (low, low))
-    values["sources"] = tuple(values.get("sources") or ())
-    return GpuEstimate(**{"seconds_per_step": low, "launches_per_step": 0.0, "copies_per_step": 0.0,
-                          "cpu_step_seconds": 0.0} | values)
+    low = _number(values.get("seconds_per_step") or 0.0, "GPU estimate")
+    values["range_seconds_per_step"] = tuple(_number(x, "GPU range")
+                                             for x in values.get("range_seconds_per_step") or (low, low))
+    values["sources"] = tuple(str(x) for x in values.get("sources") or ())
+    return GpuEstimate(**_checked(GpuEstimate, {"seconds_per_step": low, "launches_per_step": 0.0,
+                                                "copies_per_step": 0.0, "cpu_step_seconds": 0.0} | values))
 
 
 def _upgrade_v1(data: dict[str, Any]) -> dict[str, Any]:

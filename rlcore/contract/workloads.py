@@ -312,5 +312,10 @@ def threads_of(config: Any) -> int:
 
 
 def headline_value(run_summary: Mapping[str, Any] | None, headline: Headline) -> float | None:
-    value = (run_summary or {}).get(headline.key)
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    value = (run_summary or {}).get(headline.key) if isinstance(run_summary, Mapping) else None
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except OverflowError:  # a hand-edited 10**400: no value, as text would be
+        return None

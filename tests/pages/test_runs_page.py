@@ -161,3 +161,16 @@ def test_a_column_none_of_the_shown_runs_fills_is_left_out(store):
     gone = set(mixed["columns"]) - set(dqn_only["columns"])
     assert gone and not any("win rate" in c for c in gone), (mixed["columns"], dqn_only["columns"])
     assert all(any(cell not in ("", None) for cell in column(dqn_only, c)) for c in dqn_only["columns"])
+
+
+@pytest.mark.parametrize("query", [{"tag": "nosuchtag"}, {"cause": "copy-bound"}, None])
+def test_filters_that_match_no_run_say_so_and_the_page_stands(store, query):
+    """Main: any filter matching no run (a link's tag or cause no run has, a typed label) ended in "This app has
+    encountered an error" (`'all' with datetime64 dtypes`, an empty column's .all())."""
+    seed_runs(store)
+    at = runs_page(query)
+    if query is None:
+        at.text_input(key="filter_label").input("no such label").run()
+    assert not at.exception
+    assert any("No run matches these filters" in i.value for i in at.info)
+    assert not link_tables(at)
