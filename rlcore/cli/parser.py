@@ -75,7 +75,7 @@ def _profile_command(sub: Any, engines: list[str]) -> None:
                      help="then run the script again once per fix its findings name that the lab can apply without "
                           "an edit (steps_per_execution, jit_compile, reduce_retracing, the model called instead of "
                           "model.predict, a parallel map and prefetch), and say what each one measured")
-    own.add_argument("--fix", default="", metavar="NAME",
+    own.add_argument("--fix", action="append", default=[], metavar="NAME",
                      help="run the script with one such fix applied (as --try-fixes does; default: none)")
     own.add_argument("--fix-of", default="0", metavar="RUN", help=argparse.SUPPRESS)
     own.add_argument("--json", metavar="FILE", help="write the result as JSON here (default: none)")

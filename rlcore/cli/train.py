@@ -4,17 +4,20 @@ run is stored from its start, so ``runs list`` and the dashboard show it while i
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from rlcore.cli.common import (
     fail,
     given_values,
+    printable,
     writable_path,
 )
 from rlcore.contract import profile_text, workloads
@@ -101,8 +104,12 @@ def run_profile(args: argparse.Namespace) -> int:
     workload = next((w for w in workloads.all_workloads() if w.from_code), None)
     if workload is None:
         return fail("This lab has no workload that runs your own code.")
+    wrong = _profile_flags_wrong(args)
+    if wrong:
+        return fail(wrong)
     values = {"path": args.program, "args": json.dumps(args.args), "cwd": os.getcwd(), "profile": args.steps,
-              "warmup": args.warmup, "name": args.name, "fix": args.fix, "fix_of": args.fix_of}
+              "warmup": args.warmup, "name": args.name, "fix": args.fix[0] if args.fix else "",
+              "fix_of": args.fix_of}
     try:
         cfg = workload.make_config(workload.prepare(values) if workload.prepare else values)
         label = check_text(args.name, "--name", LABEL_MAX) or cfg.name
@@ -114,43 +121,133 @@ def run_profile(args: argparse.Namespace) -> int:
     if args.detach:
         return _detach(workload.kind, cfg, label, None, args.executor)
     document: dict[str, Any] = {}
+    started = time.monotonic()
     code = run_here(workload, cfg, label=label, quiet=True, json_path=None if args.try_fixes else json_path,
                     keep=document)  # the script prints its own
     if not args.try_fixes or code != 0:
         return code
-    document["profile"] = (document.get("profile") or {}) | {"tries": try_fixes(args, document)}
+    document["wall_seconds"] = time.monotonic() - started
+    try:
+        tries = try_fixes(args, document)
+    except KeyboardInterrupt:
+        print(f"interrupted: the fixes not tried yet were left; run {document['run_id']} and those tried stand.",
+              file=sys.stderr)
+        return EXIT_CANCELLED
+    document["profile"] = (document.get("profile") or {}) | {"tries": tries}
     if json_path:
         write_result(json_path, json.dumps(document, indent=2).encode(), "--json")
     return 0
 
 
+def _profile_flags_wrong(args: argparse.Namespace) -> str:
+    """What is wrong with profile's flags together, in one sentence ("" when nothing is), before any run."""
+    if args.try_fixes and args.detach:
+        return ("--try-fixes runs each fix here after the script, and --detach queues the script for a worker: "
+                "use one (queue it, then run rlcore profile --try-fixes here when it suits you).")
+    if len(args.fix) > 1:
+        return (f"--fix takes one fix a run, not {len(args.fix)} ({', '.join(args.fix)[:80]}): run once per fix, "
+                "or --try-fixes to try each one the findings name.")
+    if args.try_fixes and args.fix:
+        return "--fix runs one fix and --try-fixes tries each one the findings name: use one."
+    if str(args.fix_of).strip() not in ("", "0"):
+        from rlcore.runs.store import Store
+
+        try:
+            fix_of = int(str(args.fix_of))
+        except ValueError:
+            return f"--fix-of must be a run id, not {printable(args.fix_of)[:40]!r}."
+        if fix_of < 0 or fix_of >= 2**63 or Store().get_run(fix_of) is None:
+            return f"--fix-of {fix_of}: there is no run {fix_of} to try a fix on (rlcore runs list shows them)."
+        if not args.fix:
+            return "--fix-of names the run a fix is tried on: give the fix too (--fix NAME)."
+    return ""
+
+
 def try_fixes(args: argparse.Namespace, document: dict[str, Any]) -> list[dict[str, Any]]:
     """Run the script again once per fix the findings name that the lab can apply without an edit (each in a
     process of its own, the same arguments and steps, the fix's patches put on before the script starts), each a
-    stored run linked to the first; print and return what each one measured."""
+    stored run linked to the first; print and return what each one measured. Each wait is bounded (a few times the
+    first run's own time) and shows progress; a fix that fails or hangs is said and the others still run."""
     from rlcore.runs import history
     from rlcore.runs.store import Store
 
     run_id = document["run_id"]
-    names = list(dict.fromkeys(f["try_fix"] for f in (document.get("profile") or {}).get("findings") or []
-                               if f.get("try_fix")))
+    profile = Profile.from_json(document.get("profile"))
+    names = list(dict.fromkeys(f.try_fix for f in (profile.findings if profile is not None else ()) if f.try_fix))
     if not names:
         print("No fix to try without an edit: the changes named above need one in the code.")
         return []
+    bound = max(FIX_BOUND_TIMES * float(document.get("wall_seconds") or 0.0), FIX_BOUND_FLOOR)
     for name in names:
         print(f"trying {name} on run {run_id}'s script ...", flush=True)
-        tried = subprocess.run([sys.executable, "-m", "rlcore", "profile", "--steps", "0", "--fix", name, "--fix-of",
-                                str(run_id), "--name", f"{document.get('label') or args.program} + {name}"[:200],
-                                args.program, *args.args], capture_output=True, text=True, stdin=subprocess.DEVNULL)
-        if tried.returncode != 0:
-            last = (tried.stderr.strip().splitlines() or ["it ended with status " + str(tried.returncode)])[-1]
-            print(f"  {name}: {last}")
+        _try_one(args, document, name, bound)
     store = Store()
-    tries = history.tries_of(store, store.get_run(run_id))
+    run = store.get_run(run_id)
+    if run is None:  # deleted while its fixes ran (from the dashboard, another shell): what was tried still stands
+        print(f"Run {run_id} was deleted while its fixes ran; the runs that tried them stand: rlcore runs list "
+              f"--script {Path(args.program).name}")
+        return []
+    tries = history.tries_of(store, run)
     print("Tried, the same script and steps with one change each:")
     for line in history.tries_sentence(tries):
-        print(f"  {line}")
+        print(f"  {printable(line)}")
     return tries
+
+
+FIX_BOUND_TIMES = 5  # a fix run may take this many times the first run before it is called hung
+FIX_BOUND_FLOOR = 120.0  # seconds: never less (TensorFlow's own start on a busy machine)
+FIX_PROGRESS_SECONDS = 10.0  # how often a waiting terminal hears that the fix still runs
+
+
+def _try_one(args: argparse.Namespace, document: dict[str, Any], name: str, bound: float) -> None:
+    """One fix run, in a process group of its own; waited for (never for what it forked, which may outlive it:
+    its output goes to a file, not a pipe a grandchild could hold open), at most ``bound`` seconds."""
+    import signal
+    import tempfile
+    import time
+
+    command = [sys.executable, "-m", "rlcore", "profile", "--steps", "0", "--fix", name, "--fix-of",
+               str(document["run_id"]), "--name", f"{document.get('label') or args.program} + {name}"[:200],
+               "--", args.program, *args.args]  # "--": a script named "-lead.py" is a script, not a flag
+    with tempfile.TemporaryFile("w+") as errors:
+        child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors,
+                                 start_new_session=True, text=True)
+        started = time.monotonic()
+        try:
+            while True:
+                try:
+                    child.wait(timeout=FIX_PROGRESS_SECONDS)
+                    break
+                except subprocess.TimeoutExpired:
+                    waited = time.monotonic() - started
+                    if waited > bound:
+                        os.killpg(child.pid, signal.SIGKILL)
+                        child.wait()
+                        print(f"  {name}: stopped after {waited:,.0f} s, {FIX_BOUND_TIMES}x the first run's time "
+                              "(it did not end; its run is left failed)")
+                        _fail_hung(document["run_id"], name, waited)
+                        return
+                    print(f"  {name}: still running ({waited:,.0f} s)", flush=True)
+        except KeyboardInterrupt:  # Ctrl-C reaches the fix's own group too: it ends as cancelled, said once here
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(child.pid, signal.SIGINT)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                child.wait(timeout=30)
+            raise
+        if child.returncode != 0:
+            errors.seek(0)
+            lines = [line for line in errors.read().strip().splitlines() if line.strip()]
+            last = lines[-1] if lines else f"it ended with status {child.returncode}"
+            print(f"  {name}: {printable(last)}")
+
+
+def _fail_hung(run_id: int, name: str, waited: float) -> None:
+    from rlcore.runs.store import Store
+
+    store = Store()
+    for run in store.list_runs():
+        if run.config.get("fix_of") == run_id and run.config.get("fix") == name and run.live:
+            store.finish(run.id, "failed", error=f"the fix run did not end within {waited:,.0f} s and was stopped")
 
 
 def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset: str | None = None,
@@ -185,7 +282,7 @@ def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset:
     if ended is None or ended.summary is None:
         status = ended.status if ended is not None else "cancelled"
         error = ended.error if ended is not None else "it was cancelled before it began"
-        print(f"error: run {run_id} {status}: {error} (its log: {store.run_dir(run_id) / worker.LOG_NAME})",
+        print(f"error: run {run_id} {status}: {printable(error)} (its log: {store.run_dir(run_id) / worker.LOG_NAME})",
               file=sys.stderr)
         if json_path:
             run = store.get_run(run_id)
@@ -231,6 +328,8 @@ def print_profile(data: dict[str, Any] | None) -> None:
     for i, f in enumerate(profile.findings, start=1):
         print(profile_text.finding_line(i, f))
     print(f"What TensorFlow recorded: {profile_text.reading(profile)}")
+    for note in profile.notes:
+        print(f"note: {note}")
     if profile.gpu_estimate is not None:
         print(profile_text.gpu_sentence(profile.gpu_estimate))
     if profile.logdir:

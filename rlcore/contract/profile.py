@@ -158,6 +158,7 @@ class Profile:
     capture: str = ""
     logdir: str = ""
     error: str = ""
+    notes: tuple[str, ...] = ()  # what the engine left out and why (a plug-in rule that raised), one sentence each
     # Sentences of a store made before this version, kept as they were read (an upgrade cannot remake them).
     stored_sentence: str = ""
     stored_reading: str = ""
@@ -265,6 +266,7 @@ def _typed(values: dict[str, Any]) -> dict[str, Any]:
                                  _number(op.get("share") or 0.0, "op's share")) for op in out.get("top_ops") or ()
                            if isinstance(op, Mapping))
     out["retraced"] = tuple(str(name) for name in out.get("retraced") or ())
+    out["notes"] = tuple(str(note) for note in out.get("notes") or ())
     for key in ("spans", "functions", "eager_by_type"):
         table = out.get(key)
         out[key] = {str(k): tuple(_number(x, key) for x in v) for k, v in table.items()} \

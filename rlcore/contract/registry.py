@@ -34,7 +34,9 @@ class Registry(Generic[T]):
         self._order = order  # how parts are listed (a menu's order); by default as they registered
         self.builtin_package, self.builtin_modules = builtin_package, tuple(builtin_modules)
         self._parts: dict[str, T] = {}
-        self._loaded = False
+        self._builtin_names: frozenset[str] = frozenset()  # the lab's own parts: no plug-in may take their names
+        self._loaded = False  # the loading thread began (a module it imports may ask the registry meanwhile)
+        self._ready = False  # every module imported: other threads may read without the lock
         self._loading = threading.RLock()
         self._error: ConfigError | None = None
         self.skipped: dict[str, str] = {}  # entry points that could not be loaded, with why
@@ -42,35 +44,44 @@ class Registry(Generic[T]):
     def refresh(self) -> None:
         """Look again at the next question (a plug-in installed or an environment variable set since)."""
         with self._loading:
-            self._loaded, self._error = False, None
+            self._loaded, self._ready, self._error = False, False, None
 
     def register(self, name: str, part: T) -> T:
+        """Add a part; a plug-in that takes the name of one of the lab's own is refused in one sentence (it would
+        silently replace it: a rule named "predict" turned the seed's port into "the arithmetic itself")."""
+        if name in self._builtin_names and self._parts.get(name) is not part:
+            raise ConfigError(f"a plug-in {self.what} cannot be called {name!r}: that is the lab's own {self.what}; "
+                              "give yours another name.", self.what)
         self._parts[name] = part
         if self._order is not None:
             self._parts = dict(sorted(self._parts.items(), key=lambda item: self._order(item[1])))
         return part
 
     def _load(self) -> None:
-        if self._loaded:
-            if self._error is not None:
-                raise self._error
-            return
-        with self._loading:
-            if self._loaded:
-                return self._load()
-            self._loaded = True  # before importing: a module that asks the registry while it loads sees it as is
-            for module in self._builtins():
-                importlib.import_module(module)
-            for entry in importlib.metadata.entry_points(group=self.group):
-                try:
-                    entry.load()
-                except Exception as e:  # another package's plug-in: the lab goes on without it
-                    self.skipped[entry.name] = f"{type(e).__name__}: {e}"
-            for module in (m.strip() for m in os.environ.get(self.env, "").split(",")):
-                if module and self._error is None:
-                    self._error = self._import_named(module)
+        if not self._ready:  # another thread may be importing: wait for it (reading now would see half the parts)
+            with self._loading:
+                if not self._loaded:  # (the loading thread itself, asked again by a module it imports, reads as is)
+                    self._loaded = True
+                    try:
+                        self._import_all()
+                    finally:
+                        self._ready = True
         if self._error is not None:
             raise self._error
+
+    def _import_all(self) -> None:
+        for module in self._builtins():
+            importlib.import_module(module)
+        self._builtin_names = frozenset(self._parts)
+        for entry in importlib.metadata.entry_points(group=self.group):
+            try:
+                entry.load()
+            except Exception as e:  # another package's plug-in: the lab goes on without it, and says so
+                why = str(e) if isinstance(e, ConfigError) else f"{type(e).__name__}: {e}"
+                self.skipped[entry.name] = f"the {self.what} plug-in {entry.name!r} ({entry.value}) was left out: {why}"
+        for module in (m.strip() for m in os.environ.get(self.env, "").split(",")):
+            if module and self._error is None:
+                self._error = self._import_named(module)
 
     def _builtins(self) -> list[str]:
         modules = list(self.builtin_modules)
@@ -85,7 +96,8 @@ class Registry(Generic[T]):
         try:
             importlib.import_module(module)
         except Exception as e:
-            why = "no such module" if isinstance(e, ModuleNotFoundError) else f"{type(e).__name__}: {e}"
+            why = "no such module" if isinstance(e, ModuleNotFoundError) and e.name == module else \
+                str(e) if isinstance(e, ConfigError) else f"{type(e).__name__}: {e}"
             return ConfigError(f"{self.env} names {shown!r}, which cannot be imported ({why}); name modules that "
                                f"register {self.what}s, separated by commas, or unset it.", self.env)
         return None

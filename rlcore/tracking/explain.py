@@ -8,6 +8,7 @@ follows the per-step ones.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -16,17 +17,47 @@ from rlcore.tracking.causes import MIN_SECONDS, MIN_SHARE, Rule, Seen, Step, rul
 
 
 def explain(numbers: Any, *, steps_per_marker: int = 1, facts: Mapping[str, Any] | None = None,
-            calls: Mapping[str, list[Any]] | None = None) -> list[Finding]:
+            calls: Mapping[str, list[Any]] | None = None, notes: list[str] | None = None) -> list[Finding]:
     """The causes of a step's time, costliest first (per training step: K steps per call divided out); their
-    shares of the step sum to at most one."""
+    shares of the step sum to at most one. A rule that raises or says what is no finding (a plug-in's: a text, a
+    negative or NaN share) is left out with a sentence naming it in ``notes``: the run and the other rules stand."""
     step = Step(numbers, max(1, steps_per_marker), dict(facts or {}), dict(calls or {}))
     for rule in rules():
-        for seen in _as_list(rule.decide(step)):
+        try:
+            seen_all = _as_list(rule.decide(step))
+            checked = [_checked(seen) for seen in seen_all]
+        except Exception as e:
+            if notes is not None:
+                notes.append(f"The cause rule {rule.name!r} was left out: it {_what_went_wrong(e)}.")
+            continue
+        for seen in checked:
             found = _finding(rule, seen, step)
             if rule.always_named or (found.seconds_per_step >= MIN_SECONDS and found.share >= MIN_SHARE):
                 step.found.append(found)
     ranked = sorted(step.found, key=lambda f: (f.once_per_run, -f.seconds_per_step))  # a compile after the rest
     return _within_the_step(ranked, step.seconds)
+
+
+class _NotAFinding(ValueError):
+    pass
+
+
+def _what_went_wrong(e: Exception) -> str:
+    return str(e) if isinstance(e, _NotAFinding) else f"raised {type(e).__name__}: {str(e)[:160]}"
+
+
+def _checked(seen: Any) -> Seen:
+    """What a rule said, if it is a finding: a ``Seen`` with a finite, non-negative time and a share in [0, 1]."""
+    if not isinstance(seen, Seen):
+        raise _NotAFinding(f"returned {type(seen).__name__} {str(seen)[:60]!r}, not a Seen")
+    for name, value in (("seconds", seen.seconds), ("share", seen.share)):
+        if name == "share" and value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+            raise _NotAFinding(f"returned a {name} of {value!r}, not a finite number of zero or more")
+    if seen.share is not None and seen.share > 1:
+        raise _NotAFinding(f"returned a share of {seen.share!r}, more than the whole")
+    return seen
 
 
 def _within_the_step(found: list[Finding], step_seconds: float) -> list[Finding]:
@@ -44,10 +75,14 @@ def _within_the_step(found: list[Finding], step_seconds: float) -> list[Finding]
     return out
 
 
-def _as_list(seen: Seen | Iterable[Seen] | None) -> list[Seen]:
+def _as_list(seen: Seen | Iterable[Seen] | None) -> list[Any]:
     if seen is None:
         return []
-    return [seen] if isinstance(seen, Seen) else list(seen)
+    if isinstance(seen, Seen):
+        return [seen]
+    if isinstance(seen, str | bytes | Mapping) or not isinstance(seen, Iterable):
+        return [seen]  # checked, and said, as what it is
+    return list(seen)
 
 
 def _finding(rule: Rule, seen: Seen, step: Step) -> Finding:

@@ -11,6 +11,7 @@ from typing import Any
 from rlcore.contract.profile import Profile, TopOp
 from rlcore.tracking import explain, gpu, op_reading, xplane
 from rlcore.tracking.capture import Captured
+from rlcore.tracking.causes import RULES
 
 
 def profile(captured: Captured, *, compile_seconds: float = 0.0, train_seconds: float = 0.0,
@@ -38,7 +39,9 @@ def of_numbers(numbers: xplane.StepNumbers, captured: Captured, *, facts: Mappin
     k = max(1, steps_per_marker)
     compile_seconds, train_seconds = float(facts.get("compile_seconds") or 0.0), float(facts.get("train_seconds")
                                                                                         or 0.0)
-    found = explain.explain(numbers, steps_per_marker=k, facts=facts, calls=captured.calls)
+    notes: list[str] = []
+    found = explain.explain(numbers, steps_per_marker=k, facts=facts, calls=captured.calls, notes=notes)
+    notes += list(RULES.skipped.values())  # an installed package's rule that could not load: said, never silent
     # One reading: the verdict is the costliest cause in the code's words (TensorFlow's own counts stand beside it as
     # numbers, never as a second verdict that could contradict it).
     verdict = found[0].cause if found else op_reading.decide(numbers, compile_seconds, train_seconds)
@@ -58,4 +61,4 @@ def of_numbers(numbers: xplane.StepNumbers, captured: Captured, *, facts: Mappin
         spans={name: tuple(v) for name, v in numbers.spans.items()},
         eager_by_type={name: tuple(v) for name, v in numbers.eager_by_type.items()},
         functions={name: tuple(v) for name, v in numbers.functions.items()},
-        capture=str(captured.path), logdir=str(captured.logdir or ""))
+        capture=str(captured.path), logdir=str(captured.logdir or ""), notes=tuple(notes))

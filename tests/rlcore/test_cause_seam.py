@@ -32,6 +32,8 @@ for _ in range(int(sys.argv[1])):
 
 
 def test_a_cause_added_as_one_module_is_named_in_the_cli_the_json_and_the_why_panel(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the toy's folder on this process's path for this test only:
+    # the other tests of this process read with the lab's own rules
     env = os.environ | install("toy_cause", "rlcore.causes", tmp_path / "site") | {"RLCORE_HOME": str(tmp_path)}
     script = tmp_path / "train.py"
     script.write_text(SEED_LIKE)

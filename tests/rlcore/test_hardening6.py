@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
-from test_hardening import rlcore, script, tape_steps
+import pytest
+from test_hardening import env_for, only_run, rlcore, script, tape_steps
 
 from rlcore.runs import service
 from rlcore.runs.store import Store
@@ -96,3 +99,229 @@ def test_the_next_run_of_a_script_whose_last_profile_is_damaged_is_done_and_says
     assert f"Since run {run.id}" in again.stdout
     assert {r.status for r in store.list_runs()} == {"done"}
     assert json.loads(rlcore(tmp_path, "runs", "list", "--json").stdout)
+
+
+# ---------------------------------------------------------------- cause plug-ins (3, 4)
+
+PLUGINS = {
+    "raising_rule": """
+        from rlcore.tracking.causes import Rule, register
+        def decide(step):
+            raise RuntimeError("a bug in my rule")
+        register(Rule("raising", "raise-bound", decide, order=1))""",
+    "garbage_rule": """
+        from rlcore.tracking.causes import Rule, Seen, register
+        register(Rule("texty", "text-bound", lambda step: "most of it", order=1))
+        register(Rule("negative", "neg-bound", lambda step: Seen("less than nothing", 0.001, share=-3.0), order=2))
+        register(Rule("nan", "nan-bound", lambda step: Seen("not a number", float("nan")), order=3))""",
+    "other_rule": """
+        from rlcore.tracking.causes import Rule, Seen, register
+        register(Rule("other", "other-bound", lambda step: Seen("another plug-in's cause", 0.5 * step.seconds),
+                      order=1, always_named=True))""",
+    "takes_predict": """
+        from rlcore.tracking.causes import Rule, register
+        register(Rule("predict", "predict-bound", lambda step: None))""",
+    "fails_to_import": """
+        import no_such_module_anywhere""",
+}
+
+
+def with_plugins(tmp_path: Path, causes: str) -> dict[str, str]:
+    for name, text in PLUGINS.items():
+        script(tmp_path, f"{name}.py", text)
+    env = env_for(tmp_path)
+    return env | {"PYTHONPATH": f"{env['PYTHONPATH']}:{tmp_path}", "RLCORE_CAUSES": causes}
+
+
+def lab(tmp_path: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "rlcore", *args], capture_output=True, text=True, env=env,
+                          timeout=300, cwd=tmp_path)
+
+
+def test_a_rule_that_raises_or_returns_garbage_is_a_note_naming_it_and_the_run_is_done(tmp_path):
+    """Main: "'str' object has no attribute 'share'" (naming no rule) failed the run after its training; a negative
+    share passed through as "-300%", a NaN share led; an installed package's rule that failed to load was skipped
+    without a word."""
+    path = script(tmp_path, "walk.py", tape_steps(60))
+    dist = tmp_path / "site" / "broken_plugin-1.0.dist-info"  # an installed package whose entry point is broken
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-plugin\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[rlcore.causes]\nbroken = no_such_package_here.rule\n")
+    env = with_plugins(tmp_path, "raising_rule,garbage_rule")
+    ran = lab(tmp_path, env | {"PYTHONPATH": f"{env['PYTHONPATH']}:{tmp_path / 'site'}"}, "profile", "--steps",
+              "5", "--warmup", "2", str(path))
+    assert ran.returncode == 0, ran.stderr
+    run = only_run(tmp_path)
+    assert run.status == "done"
+    notes = run.summary["profile"]["notes"]
+    for rule in ("raising", "texty", "negative", "nan"):
+        assert any(f"The cause rule '{rule}' was left out" in n for n in notes), (rule, notes)
+    assert "a bug in my rule" in " ".join(notes) and "note: The cause rule 'raising'" in ran.stdout
+    assert any(n.startswith("the cause plug-in 'broken' (no_such_package_here.rule) was left out") for n in notes)
+    causes = [f["cause"] for f in run.summary["profile"]["findings"]]
+    assert not {"raise-bound", "text-bound", "neg-bound", "nan-bound"} & set(causes)
+    assert causes, "the lab's own rules still speak"
+
+
+def test_a_plugin_that_cannot_import_or_takes_a_built_in_name_is_one_sentence_before_any_run(tmp_path):
+    """Main: a module that failed to import was noticed after the training (26 s) and failed that run; a plug-in
+    named `predict` silently replaced the lab's own rule."""
+    path = script(tmp_path, "walk.py", tape_steps(60))
+    for causes, said in (("fails_to_import", "RLCORE_CAUSES names 'fails_to_import', which cannot be imported"),
+                         ("takes_predict", "a plug-in cause cannot be called 'predict'"),
+                         ("not_a_module_at_all", "RLCORE_CAUSES names 'not_a_module_at_all', which cannot be "
+                                                 "imported (no such module)")):
+        ran = lab(tmp_path, with_plugins(tmp_path, causes), "profile", "--steps", "5", str(path))
+        assert ran.returncode == 2 and said in ran.stderr and "Traceback" not in ran.stderr, (causes, ran.stderr)
+        assert len(ran.stderr.strip().splitlines()) == 1
+        assert not Store(tmp_path / "home").list_runs()
+    init = script(tmp_path, "loop.py", """
+        import rlcore
+        run = rlcore.init(profile=5)""")
+    ran = subprocess.run([sys.executable, str(init)], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                         env=with_plugins(tmp_path, "takes_predict"))
+    assert ran.returncode == 1 and "a plug-in cause cannot be called 'predict'" in ran.stderr
+    assert not Store(tmp_path / "home").list_runs()
+
+
+def test_a_detached_run_is_read_with_the_plugins_of_the_command_that_queued_it(tmp_path):
+    """Main: three runs queued with a raising rule, none, and another rule all ended `failed: ... rule raised`: the
+    queue runner's worker lent every run the plug-ins of whoever started the runner."""
+    from runwait import wait_final
+
+    path = script(tmp_path, "walk.py", tape_steps(60))
+    ids = []
+    for causes in ("raising_rule", "", "other_rule"):
+        queued = lab(tmp_path, with_plugins(tmp_path, causes), "profile", "--steps", "5", "--warmup", "2",
+                     "--detach", str(path))
+        assert queued.returncode == 0, queued.stderr
+        ids.append(int(queued.stdout.split()[-1]))
+    store = Store(tmp_path / "home")
+    runs = [wait_final(store, run_id) for run_id in ids]
+    assert [r.status for r in runs] == ["done"] * 3, [(r.status, r.error) for r in runs]
+    notes = [r.summary["profile"].get("notes", []) for r in runs]
+    causes = [{f["cause"] for f in r.summary["profile"]["findings"]} for r in runs]
+    assert any("'raising'" in n for n in notes[0]) and not notes[1] and not notes[2]
+    assert "other-bound" in causes[2] and "other-bound" not in causes[0] | causes[1]
+
+
+# ---------------------------------------------------------------- fix runs (5)
+
+KERAS_SMALL_BATCH = """
+    import os, subprocess, sys
+    import numpy as np
+    from tensorflow import keras
+    if os.environ.get("GRANDCHILD_PIDS"):  # a grandchild that outlives the script, holding its stdout and stderr
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+        open(os.environ["GRANDCHILD_PIDS"], "a").write(f"{child.pid}\\n")
+    x, y = np.random.rand(2048, 8).astype("float32"), np.random.rand(2048, 1).astype("float32")
+    model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(8), keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    model.fit(x, y, batch_size=8, epochs=1, verbose=0)
+"""
+
+
+def started(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen, Path]:
+    """The lab's CLI started with its output in a file (never a pipe a grandchild could hold open)."""
+    out = tmp_path / "out.txt"
+    handle = out.open("w")
+    process = subprocess.Popen([sys.executable, "-m", "rlcore", *args], stdout=handle, stderr=subprocess.STDOUT,
+                               env=env or env_for(tmp_path), cwd=tmp_path, text=True)
+    handle.close()
+    return process, out
+
+
+@pytest.mark.parametrize("flags, said", [
+    (["--try-fixes", "--detach"], "--try-fixes runs each fix here after the script, and --detach queues"),
+    (["--fix", "jit_compile", "--fix", "predict"], "--fix takes one fix a run, not 2 (jit_compile, predict)"),
+    (["--fix", "jit_compile", "--fix-of", "99999"], "--fix-of 99999: there is no run 99999 to try a fix on"),
+    (["--fix-of", "abc"], "--fix-of must be a run id, not 'abc'"),
+])
+def test_profile_flags_that_cannot_go_together_are_one_sentence_and_nothing_is_stored(tmp_path, flags, said):
+    """Main: --try-fixes --detach dropped the fixes silently; --fix a --fix b kept the last; --fix-of 99999 ran."""
+    path = script(tmp_path, "walk.py", tape_steps(10))
+    ran = rlcore(tmp_path, "profile", *flags, str(path))
+    assert ran.returncode == 2 and said in ran.stderr and len(ran.stderr.strip().splitlines()) == 1, ran.stderr
+    assert not (tmp_path / "home" / "runs.sqlite").exists() or not Store(tmp_path / "home").list_runs()
+
+
+def test_fixes_of_a_script_named_like_a_flag_that_forks_are_tried_and_a_deleted_baseline_is_said(tmp_path):
+    """Main: a script named `-lead.py` (after --) could not be fix-tried ("unrecognized arguments"); a grandchild
+    the script forked held --try-fixes until it exited (186 s for ~60 s); deleting the baseline while its fixes ran
+    crashed the CLI ('NoneType' object has no attribute 'kind')."""
+    import os
+    import signal
+
+    from runwait import wait_for
+
+    path = script(tmp_path, "-lead.py", KERAS_SMALL_BATCH)
+    pids = tmp_path / "pids.txt"
+    process, out = started(tmp_path, "profile", "--steps", "5", "--try-fixes", "--", path.name,
+                           env=env_for(tmp_path) | {"GRANDCHILD_PIDS": str(pids)})
+    try:
+        store = Store(tmp_path / "home")
+        wait_for(lambda: len(store.list_runs()) == 2 or process.poll() is not None, 300, "the fix run to start")
+        (baseline,) = [r for r in store.list_runs() if not r.config.get("fix_of")]
+        store.delete_run(baseline.id)
+        assert process.wait(timeout=300) == 0, out.read_text()
+        grandchildren = [int(p) for p in pids.read_text().split()]
+        # the script's and its fix run's: each still sleeping, not waited for
+        assert len(grandchildren) == 2, out.read_text()
+        assert all(Path(f"/proc/{pid}").exists() for pid in grandchildren)
+    finally:
+        for pid in (int(p) for p in (pids.read_text().split() if pids.exists() else [])):
+            os.kill(pid, signal.SIGKILL)
+        if process.poll() is None:
+            process.kill()
+    text = out.read_text()
+    assert "Traceback" not in text and "unrecognized arguments" not in text, text
+    assert f"Run {baseline.id} was deleted while its fixes ran; the runs that tried them stand" in text
+    (tried,) = Store(tmp_path / "home").list_runs()
+    assert tried.status == "done" and tried.config["fix"] == "steps_per_execution"
+
+
+def test_ctrl_c_while_a_fix_runs_is_one_sentence_and_the_fix_run_is_cancelled(tmp_path):
+    """Main: Ctrl-C during a fix run printed a KeyboardInterrupt traceback."""
+    import signal
+
+    from runwait import wait_final, wait_for
+
+    path = script(tmp_path, "small_batch.py", KERAS_SMALL_BATCH.replace("epochs=1", "epochs=40"))
+    process, out = started(tmp_path, "profile", "--steps", "5", "--try-fixes", str(path))
+    try:
+        store = Store(tmp_path / "home")
+        wait_for(lambda: len(store.list_runs()) == 2 or process.poll() is not None, 300, "the fix run to start")
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=120) == 130
+    finally:
+        if process.poll() is None:
+            process.kill()
+    text = out.read_text()
+    assert "Traceback" not in text and "interrupted: the fixes not tried yet were left" in text, text
+    fix_run = max(store.list_runs(), key=lambda r: r.id)
+    assert wait_final(store, fix_run.id).status in ("cancelled", "done")
+
+
+def test_a_fix_run_that_hangs_is_stopped_at_its_bound_with_progress_and_left_failed(tmp_path, monkeypatch, capsys):
+    """Main: a fix run that hung blocked the CLI with no output."""
+    import argparse
+
+    from rlcore.cli import train
+    from rlcore.runs import service
+
+    path = script(tmp_path, "hangs.py", """
+        import time
+        if b"--fix" in open("/proc/self/cmdline", "rb").read():  # only the run with the fix hangs
+            time.sleep(600)""")
+    for key, value in env_for(tmp_path).items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(tmp_path)
+    store = Store(tmp_path / "home")
+    base = service.create_run(store, "script", {"path": str(path)}, label="base")
+    store.finish(base, "done", summary={"steps": 1})
+    monkeypatch.setattr(train, "FIX_PROGRESS_SECONDS", 1.0)
+    args = argparse.Namespace(program=str(path), args=[])
+    train._try_one(args, {"run_id": base, "label": "base"}, "jit_compile", bound=20.0)
+    said = capsys.readouterr().out
+    assert "jit_compile: still running (" in said and "jit_compile: stopped after" in said, said
+    assert all(not r.live for r in store.list_runs())

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from rlcore.contract import profile_text
+from rlcore.contract import profile_text, settings
 from rlcore.contract.profile import of_summary
 from rlcore.contract.reporting import LOSS, PHASE_PREFIX, SAMPLES_PER_S, STEPS_PER_S
 from rlcore.contract.text import amount_text, seconds_text
@@ -32,6 +32,7 @@ def train(cfg: ScriptConfig, reporter: Reporter) -> Outcome:
     from rlcore.workloads.script.session import Session
 
     script = runner.check(cfg.path)
+    own.read_with(cfg.causes)
     if cfg.sha256 and sha256(script) != cfg.sha256:  # another file at the same path (a changed one, another node)
         raise ConfigError(f"The script at {script} is not the one this run was made for (its content differs); run "
                           "it again to take it as it is now.", "path")
@@ -78,14 +79,19 @@ def judge(cfg: ScriptConfig, summary: dict[str, Any]) -> Verdict:
 
 
 def prepare(values: dict[str, Any]) -> dict[str, Any]:
-    """A script that exists and parses, its path made absolute, its hash, and its name (the file's): one sentence
-    for each thing wrong, before any run is stored."""
+    """A script that exists and parses, its path made absolute, its hash, its name (the file's), and the cause
+    plug-ins asked for now (checked: one that cannot be imported is said before any training): one sentence for
+    each thing wrong, before any run is stored."""
     from rlcore.contract.params import LABEL_MAX, check_text, readable_name
     from rlcore.workloads.script import code, runner
 
     script = runner.check(str(values.get("path", "")))
     name = check_text(values.get("name") or "", "--name", LABEL_MAX) or readable_name(script.name)
-    return dict(values) | {"path": str(script.resolve()), "sha256": code.sha256(script), "name": name}
+    causes = os.environ.get(settings.CAUSES.name, "")
+    own.read_with(causes)
+    return dict(values) | {"path": str(script.resolve()), "sha256": code.sha256(script), "name": name,
+                           "causes": causes}
+
 
 
 def code_card(cfg: ScriptConfig) -> dict[str, Any]:

@@ -30,6 +30,8 @@ class ScriptConfig:
                      "); empty: none.", advanced=True)
     fix_of: int = param(0, "The run whose script this run tries a fix on (0: none).", lo=0, hi=2**63 - 1,
                         advanced=True)
+    causes: str = param("", "The cause plug-ins (RLCORE_CAUSES) asked for when the run was made: the run is read "
+                        "with these, whichever process carries it out.", advanced=True)
 
     def __post_init__(self) -> None:
         check_fields(self)

@@ -71,7 +71,8 @@ def _predict(patches: Patches) -> None:
             forward = called.get(id(model))
             if forward is None:
                 forward = called[id(model)] = tf.function(lambda inputs: model(inputs, training=False))
-            return forward(tf.convert_to_tensor(x)).numpy()
+            # A model of several outputs answers a list or dict of them, each as numpy, as predict does.
+            return tf.nest.map_structure(lambda out: out.numpy(), forward(tf.convert_to_tensor(x)))
         return predict
 
     patches.wrap(keras.Model, "predict", make)

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rlcore.contract import settings
 from rlcore.contract.params import LABEL_MAX, check_text, readable_name
 from rlcore.contract.reporting import Reporter
 from rlcore.workloads.script.config import ScriptConfig
@@ -23,8 +24,21 @@ def here(name: str, profile: int, warmup: int) -> dict[str, Any]:
     main = getattr(sys.modules.get("__main__"), "__file__", None) or (sys.argv[0] if sys.argv else "")
     script = str(Path(main).resolve()) if main and Path(main).is_file() else ""
     check_text(name, "name", LABEL_MAX)
+    causes = os.environ.get(settings.CAUSES.name, "")
+    read_with(causes)  # a cause plug-in that cannot be imported: said now, before the loop trains
     return {"path": script, "args": json.dumps(sys.argv[1:]), "cwd": os.getcwd(), "profile": profile,
-            "warmup": warmup, "name": name}
+            "warmup": warmup, "name": name, "causes": causes}
+
+
+def read_with(causes: str) -> None:
+    """The run's why is read with the cause plug-ins its maker asked for (a queue runner started by another command
+    must not lend it its own); one that cannot be imported is one sentence (ConfigError), before any training."""
+    from rlcore.tracking.causes import RULES
+
+    if os.environ.get(settings.CAUSES.name, "") != causes:
+        os.environ[settings.CAUSES.name] = causes
+        RULES.refresh()
+    RULES.names()
 
 
 def start(reporter: Reporter, cfg: ScriptConfig, profile_dir: str) -> Any:
