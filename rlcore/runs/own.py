@@ -96,7 +96,12 @@ class OwnRun:
                   f"(make run serves it), or: rlcore runs show {self.id}", file=sys.stderr)
 
     def _at_exit(self) -> None:
-        self.finish()
+        if self in _OPEN_FITS:
+            _OPEN_FITS.discard(self)
+            self.finish("failed", FIT_RAISED)
+        else:
+            self.finish()
+
 
     def __enter__(self) -> OwnRun:
         return self
@@ -107,8 +112,23 @@ class OwnRun:
         else:
             self.finish(*_ended_by(kind, error))
 
+    # A model.fit this run's Keras callback began and has not ended (Keras skips on_train_end when fit raises, and
+    # a script may catch that): the run ends failed at the next sign of it, as a loop's raised block does.
+    def fit_began(self) -> None:
+        _OPEN_FITS.add(self)
+
+    def fit_ended(self) -> None:
+        _OPEN_FITS.discard(self)
+
+
+FIT_RAISED = "its model.fit raised before it ended"
+_OPEN_FITS: set[OwnRun] = set()
+
 
 def _ended_by(kind: type[BaseException], error: BaseException | None) -> tuple[str, str]:
+    """A run's end from what ended its block, as a shell reads an exit: sys.exit(0) or sys.exit() is done."""
+    if issubclass(kind, SystemExit) and getattr(error, "code", None) in (0, None):
+        return "done", ""
     if issubclass(kind, KeyboardInterrupt):
         return "cancelled", "interrupted (Ctrl-C)"
     return "failed", f"{kind.__name__}: {error}" if str(error) else kind.__name__
@@ -116,6 +136,9 @@ def _ended_by(kind: type[BaseException], error: BaseException | None) -> tuple[s
 
 def init(name: str = "", *, profile: int = 0, warmup: int = 10, home: str | Path | None = None) -> OwnRun:
     """Start a run of this process's own training (or join the one ``rlcore profile`` started for it)."""
+    for raised in list(_OPEN_FITS):  # a fit that raised and was caught: its run ended then, failed
+        _OPEN_FITS.discard(raised)
+        raised.finish("failed", FIT_RAISED)
     code = workloads.code_workload()
     own = code.own_code
     joined = own.joined()

@@ -139,8 +139,9 @@ class TrainingRun:
             return 0.0
         now = self.clock()
         paused = now - self._paused_at if self._paused_at is not None else 0.0
-        return (now - self._t0 - self.off_clock_seconds - self.reporting_seconds - paused
-                - self.capture.excluded_seconds - (self.compile_seconds - self._compiled_before_start))
+        # Never below zero: a run of one step that compiled has no training time left, not less than none.
+        return max(0.0, now - self._t0 - self.off_clock_seconds - self.reporting_seconds - paused
+                   - self.capture.excluded_seconds - (self.compile_seconds - self._compiled_before_start))
 
     @property
     def timed_steps(self) -> int:
@@ -178,8 +179,9 @@ class TrainingRun:
         self.resume()
         if self._frozen is None:
             if at_last_step and self._last_step_end is not None and self._t0 is not None:
-                self._frozen = (self._last_step_end - self._t0 - self.off_clock_seconds - self.reporting_seconds
-                                - self.capture.excluded_seconds - (self.compile_seconds - self._compiled_before_start))
+                self._frozen = max(0.0, self._last_step_end - self._t0 - self.off_clock_seconds
+                                   - self.reporting_seconds - self.capture.excluded_seconds
+                                   - (self.compile_seconds - self._compiled_before_start))
             else:
                 self._frozen = self.train_seconds
         return self._frozen

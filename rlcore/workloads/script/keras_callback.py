@@ -46,11 +46,13 @@ class LabCallback(keras.callbacks.Callback):
 
     def on_train_begin(self, logs: dict | None = None) -> None:
         if self._owned is not None:  # the last fit with this callback raised (Keras then skips on_train_end)
+            self._owned.fit_ended()
             self._owned.finish("failed", "its model.fit raised before it ended")
             self._owned = self.session = None
         if self.session is None and self._start is not None:  # rlcore.init: joins a run that stands, else starts one
             # Named as a person named it, else after the script (the model's name is Keras's "sequential")
             self._owned = self._start(name=self.name, profile=self.profile, warmup=self.warmup)
+            self._owned.fit_began()
             self.session = self._owned.session
         if self.session is None:
             raise RuntimeError("the lab's callback has no run to report to: call rlcore.init() first, or use "
@@ -111,5 +113,6 @@ class LabCallback(keras.callbacks.Callback):
             self.run.end_step(self._units, compiles=self._first, report=False)
         self.session.auto.standing_aside -= 1
         if self._owned is not None:
+            self._owned.fit_ended()
             self._owned.finish()
             self._owned = self.session = None  # a second fit with this callback is a run of its own
