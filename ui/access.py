@@ -14,6 +14,7 @@ default, plus ``RLCORE_ALLOWED_HOSTS``), so a page that rebinds its own name to 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import hmac
@@ -23,6 +24,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from pathlib import PurePath
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -31,7 +33,7 @@ import streamlit as st
 from rlcore.contract import settings
 from rlcore.contract.params import DIGITS
 from rlcore.passphrase import verify
-from rlcore.runs.store import Store, StoreError
+from rlcore.runs.store import Run, Store, StoreError
 
 VIEWER_HELP = "Only an operator can do this; sign in as operator in the sidebar."
 NO_SIGN_IN = ("Only an operator can do this, and this dashboard has no operator sign-in: its owner sets one up "
@@ -245,9 +247,22 @@ def foreign_origin(headers: Any) -> bool:
     if origin is None:
         return False
     parts = urlsplit(origin.strip())
-    # Behind a proxy that rewrites Host (nginx's default), the name the browser used is in X-Forwarded-Host.
+    # Behind a proxy that rewrites Host (nginx's default), the name the browser used is in X-Forwarded-Host, and
+    # the scheme it used in X-Forwarded-Proto; else the lab serves http itself (https with a certificate set).
     host = (headers.get("X-Forwarded-Host") or headers.get("Host") or "").split(",")[0].strip().lower()
-    return parts.scheme not in ("http", "https") or not host or parts.netloc.lower() != host
+    forwarded = (headers.get("X-Forwarded-Proto") or "").split(",")[0].strip().lower()
+    # A proxy in front may speak TLS to the browser and say nothing of it (nginx's default): http or https then.
+    schemes = {forwarded} if forwarded else {"http", "https"} if proxied(headers, settings.BEHIND_PROXY.text()) \
+        else {served_scheme()}
+    return parts.scheme not in schemes or not host or parts.netloc.lower() != host
+
+
+def served_scheme() -> str:
+    """The scheme this server answers on: https where Streamlit was given a certificate, else http."""
+    try:
+        return "https" if st.get_option("server.sslCertFile") else "http"
+    except Exception:  # outside a Streamlit server (a unit test of the rule)
+        return "http"
 
 
 def is_operator() -> bool:
@@ -284,10 +299,61 @@ def may_download(artifact_kind: str) -> bool:
 
 
 class ViewerStore(Store):
-    """The store as a viewer's pages get it: everything reads, every change refuses with one sentence."""
+    """The store as a viewer's pages get it: everything reads, every change refuses with one sentence, and where
+    things live on the server is withheld (``as_viewer_sees``)."""
 
     def _writable(self) -> None:  # every change the store offers (create, cancel, rename, delete) asks this first
         raise StoreError(viewer_help(), "forbidden")
+
+    def get_run(self, run_id: int) -> Run | None:
+        run = super().get_run(run_id)
+        return as_viewer_sees(run) if run is not None else None
+
+    def list_runs(self) -> list[Run]:
+        return [as_viewer_sees(r) for r in super().list_runs()]
+
+
+WITHHELD = "(the operator's)"
+
+
+def as_viewer_sees(run: Run) -> Run:
+    """A run as a viewer sees it: what it found and why, never where things live on the server or how it was
+    started there. A script is named by its file name; its folder, its arguments (they may carry a path or a
+    token) and the capture's folder are withheld; the lines of code behind a cause stay (they are the why), each
+    file by its name where it lay outside the folder the script ran in."""
+    config, environment = dict(run.config or {}), run.environment
+    if isinstance(config.get("path"), str) and config["path"]:
+        config["path"] = PurePath(config["path"]).name
+    for key in ("cwd", "args"):
+        if config.get(key):
+            config[key] = WITHHELD
+    if isinstance(environment, dict) and isinstance(environment.get("code"), dict):
+        code = dict(environment["code"])
+        if isinstance(code.get("path"), str):
+            code["path"] = PurePath(code["path"]).name
+        for key in ("argv", "cwd"):
+            if key in code:
+                code[key] = WITHHELD
+        environment = environment | {"code": code}
+    summary = run.summary
+    if isinstance(summary, dict) and isinstance(summary.get("profile"), dict):
+        profile = dict(summary["profile"])
+        for key in ("capture", "logdir"):
+            if profile.get(key):
+                profile[key] = WITHHELD
+        findings = profile.get("findings")
+        if isinstance(findings, list):
+            profile["findings"] = [_lines_by_name(f) for f in findings]
+        summary = summary | {"profile": profile}
+    return dataclasses.replace(run, config=config, environment=environment, summary=summary)
+
+
+def _lines_by_name(finding: Any) -> Any:
+    if not isinstance(finding, dict) or not isinstance(finding.get("where"), list):
+        return finding
+    return finding | {"where": [w | {"file": PurePath(w["file"]).name}
+                                if isinstance(w, dict) and isinstance(w.get("file"), str) and w["file"].startswith("/")
+                                else w for w in finding["where"]]}
 
 
 def store() -> Store:

@@ -297,9 +297,10 @@ def test_a_sign_in_cookie_replayed_after_sign_out_is_a_viewer(lab, browser):
     expect(_write_buttons(stolen)).to_have_count(0)
 
 
-def _session_texts(url: str, origin: str | None) -> str:
+def _session_texts(url: str, origin: str | None, forged: str = "") -> str:
     """Open Streamlit's websocket as a page of ``origin`` would (the browser sends the page's Origin), run Home,
-    and return every text and button label the server sent."""
+    and return every text, button label and error the server sent (``forged``: a widget state of that id sent
+    with the run, as a client of its own can)."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
     from websockets.sync.client import connect
@@ -309,6 +310,9 @@ def _session_texts(url: str, origin: str | None) -> str:
     with connect(url, subprotocols=["streamlit"], max_size=None, **extra) as ws:
         rerun = BackMsg()
         rerun.rerun_script.query_string = ""
+        if forged:
+            widget = rerun.rerun_script.widget_states.widgets.add()
+            widget.id, widget.bool_value = forged, True
         ws.send(rerun.SerializeToString())
         while True:
             msg = ForwardMsg()
@@ -317,7 +321,8 @@ def _session_texts(url: str, origin: str | None) -> str:
                 return "\n".join(texts)
             element = msg.delta.new_element if msg.WhichOneof("type") == "delta" else None
             if element is not None:
-                texts += [element.markdown.body, element.button.label, element.text.body]
+                texts += [element.markdown.body, element.button.label, element.text.body,
+                          element.exception.message]
 
 
 def test_a_page_of_another_local_port_gets_no_operator_session(tmp_path):
@@ -332,7 +337,7 @@ def test_a_page_of_another_local_port_gets_no_operator_session(tmp_path):
 
         refused_by_streamlit = []
         for origin in ("http://127.0.0.1:8622", "http://localhost:9", f"http://localhost:{port}", "null",
-                       "http://evil.example"):
+                       "http://evil.example", f"https://127.0.0.1:{port}"):  # the scheme counts too
             try:
                 foreign = _session_texts(url, origin)
             except InvalidStatus as e:  # Streamlit's own check refused the handshake: no session at all
@@ -340,5 +345,9 @@ def test_a_page_of_another_local_port_gets_no_operator_session(tmp_path):
                 refused_by_streamlit.append(origin)
                 continue
             assert "You are a viewer" in foreign and "Reproduce the seed's question" not in foreign, origin
+        # A viewer's client that sends a widget state named as the lab's sign-in flag stays a viewer, with no error
+        # (main: "This app has encountered an error", a KeyError).
+        forged = _session_texts(url, "http://127.0.0.1:8622", forged="_operator")
+        assert "You are a viewer" in forged and "KeyError" not in forged and "Reproduce" not in forged, forged
         # Streamlit lets any localhost port in (its allowlist ignores ports); the lab makes those viewers.
         assert "http://127.0.0.1:8622" not in refused_by_streamlit and "http://evil.example" in refused_by_streamlit

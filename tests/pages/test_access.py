@@ -100,7 +100,8 @@ def test_sign_out_revokes_the_token_on_the_server_for_every_session_and_after_a_
 @pytest.mark.parametrize(("origin", "host", "foreign"), [
     (None, "127.0.0.1:8501", False),  # no page: a client of its own (and no cookie of a browser)
     ("http://127.0.0.1:8501", "127.0.0.1:8501", False),
-    ("https://lab.example.org", "lab.example.org", False),
+    ("https://lab.example.org", "lab.example.org", True),  # served as http, no proxy in front: not its origin
+    ("https://127.0.0.1:8501", "127.0.0.1:8501", True),  # the scheme counts (main let this operate)
     ("http://127.0.0.1:8622", "127.0.0.1:8501", True),  # another local web app's page
     ("http://localhost:9", "localhost:8501", True),
     ("http://localhost:8501", "127.0.0.1:8501", True),  # another name is another origin
@@ -113,6 +114,10 @@ def test_only_the_lab_s_own_origin_may_operate(origin, host, foreign):
     # Behind a proxy that rewrites Host to its upstream, the browser's name is the forwarded one.
     behind = {"Host": "127.0.0.1:8501", "X-Forwarded-Host": "lab.example.org", "Origin": "https://lab.example.org"}
     assert not access.foreign_origin(behind) and access.foreign_origin(behind | {"Origin": "https://evil.example"})
+    # A TLS proxy that keeps Host and adds only X-Forwarded-For: https is its scheme; one that says its scheme is held
+    tls = {"Host": "lab.example.org", "X-Forwarded-For": "10.0.0.9", "Origin": "https://lab.example.org"}
+    assert not access.foreign_origin(tls)
+    assert access.foreign_origin(tls | {"X-Forwarded-Proto": "http"})
 
 
 @pytest.mark.parametrize(("email", "operators", "operates"), [
@@ -295,3 +300,28 @@ def test_a_viewer_gets_a_run_s_file_by_what_its_workload_says_it_is_never_by_its
     offered = [b.proto.label for b in at.get("download_button")]
     assert workloads.get(kind).artifact_kind(name) == artifact_kind
     assert (name in offered) is (shared or artifact_kind not in access.SHARED_ONLY), offered
+
+
+def test_a_viewer_sees_a_script_run_s_why_but_not_where_it_lives_on_the_server(viewer):
+    """Main: viewers saw the operator's absolute script path, working folder, arguments and source lines while the
+    capture's folder was hidden from them. Now: the why and its lines (by file name), never the server's paths or
+    the arguments (which may carry a token)."""
+    run_id = service.create_run(viewer, "script", {"path": __file__, "args": '["--token", "s3cret"]',
+                                                   "cwd": "/srv/private/work"}, label="theirs")
+    where = {"file": "/srv/private/work/lib/model.py", "line": 7, "code": "y = model.predict(x)"}
+    viewer.finish(run_id, "done", summary={"steps": 10, "steps_per_second": 5.0, "profile": {
+        "version": 2, "verdict": "predict-bound", "step_seconds": 0.2, "capture": "/srv/private/cap.xplane.pb",
+        "logdir": "/srv/private", "findings": [{"cause": "predict-bound", "title": "model.predict in a loop",
+                                                "seconds_per_step": 0.1, "share": 0.5, "fix": "call the model",
+                                                "guide": "", "where": [where]}]}})
+    seen = access.ViewerStore(viewer.home).get_run(run_id)
+    shown = repr((seen.config, seen.environment, seen.summary))
+    assert "/srv/private" not in shown and "s3cret" not in shown and "/tests/" not in shown
+    assert seen.config["path"] == "test_access.py" and "model.py" in shown and "y = model.predict(x)" in shown
+    assert [r.config["path"] for r in access.ViewerStore(viewer.home).list_runs()] == ["test_access.py"]
+    at = open_page("runs", {"run": str(run_id)})
+    assert not at.exception
+    page = repr([e.value for e in (*at.markdown, *at.caption, *at.code, *at.info)]) + repr(
+        [d.value.to_dict() for d in at.dataframe])
+    assert "/srv/private" not in page and "s3cret" not in page and "model.py:7" in page, page[:2000]
+    assert viewer.get_run(run_id).config["cwd"] == "/srv/private/work"  # the operator's store still has it all

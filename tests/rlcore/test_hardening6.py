@@ -427,3 +427,16 @@ def test_the_predict_fix_answers_a_model_of_several_outputs_as_predict_does(tmp_
     ran = rlcore(tmp_path, "profile", "--steps", "0", "--fix", "predict", str(path))
     assert ran.returncode == 0, ran.stderr
     assert only_run(tmp_path).status == "done"
+
+
+# ---------------------------------------------------------------- output (7)
+
+def test_a_script_s_escape_and_bidi_characters_never_reach_the_terminal_raw(tmp_path):
+    """Main: "error: run N failed: ..." printed a script's raw ESC and bidi characters to the terminal."""
+    path = script(tmp_path, "loud.py", """
+        raise RuntimeError("\\x1b[2J\\x1b]0;owned\\x07 cleared \\u202eevil\\u2066")""")
+    ran = rlcore(tmp_path, "profile", str(path))
+    assert ran.returncode == 1 and "cleared" in ran.stderr, ran.stderr
+    shown = rlcore(tmp_path, "runs", "show", str(only_run(tmp_path).id))
+    for text in (ran.stderr, ran.stdout, shown.stdout):
+        assert not {"\x1b", "\x07", "\u202e", "\u2066"} & set(text), repr(text)
