@@ -110,7 +110,7 @@ def runs_table(runs: Iterable[Run]) -> pd.DataFrame:
             "preset": r.preset or "", "style": workloads.of_run(r.kind).style_text(r.config),
             "device": str(r.config.get("device", "")), "node": r.host or "", "sweep": str(r.sweep_id or ""),
             "created": pd.Timestamp(r.created, unit="s").floor("s"),
-            "progress": progress(r), "error": r.error or "", "watched": r.watched_seconds > 0,
+            "progress": progress(r), "error": r.error or finder.profile_damage(r), "watched": r.watched_seconds > 0,
         }
         mine = {h.label for h in workloads.of_run(r.kind).headlines}  # a column holds its own workload's number only
         for title, h in columns.items():

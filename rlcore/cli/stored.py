@@ -242,8 +242,10 @@ def _list_runs(store: Any, args: argparse.Namespace) -> int:
         for r in runs:
             style = workloads.get(r.kind).style_text(r.config) if workloads.WORKLOADS.has(r.kind) else ""
             tags = f"  [{', '.join(r.tags)}]" if r.tags else ""
+            damage = finder.profile_damage(r)
+            said = f"  ({damage}: rlcore runs show {r.id})" if damage else ""
             print(printable(f"{r.id:>4}  {r.kind:6}  {r.status:9}  {style:9}  {finder.leading_cause(r):15}  "
-                            f"{r.label[:80]}{tags}"))
+                            f"{r.label[:80]}{tags}{said}"))
     return 0
 
 

@@ -168,6 +168,11 @@ class Profile:
         return not self.error
 
     @property
+    def damaged(self) -> bool:
+        """A stored profile that could not be read (a hand-edited or half-written row), not one that found nothing."""
+        return self.error.startswith(DAMAGED)
+
+    @property
     def open_with(self) -> str:
         return f"xprof --logdir {self.logdir}  (or: tensorboard --logdir {self.logdir})" if self.logdir else ""
 
@@ -201,10 +206,10 @@ class Profile:
             names = {f.name for f in dataclasses.fields(cls)}
             return cls(**_checked(cls, _typed({k: v for k, v in data.items() if k in names})))
         except (TypeError, ValueError, OverflowError, AttributeError, KeyError) as e:
-            return cls(error=f"This run's stored profile is damaged ({str(e)[:120]}): it cannot be read, and the "
-                             "rest of the run stands.")
+            return cls(error=f"{DAMAGED} ({str(e)[:120]}): it cannot be read, and the rest of the run stands.")
 
 
+DAMAGED = "This run's stored profile is damaged"  # how a profile that cannot be read begins its sentence
 MIN_SHARE = 0.10  # of the step: a cause worth a change (the engine names nothing smaller first)
 
 

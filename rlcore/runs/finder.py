@@ -19,6 +19,12 @@ def leading_cause(run: Run) -> str:
     return str(profile.verdict) if profile is not None and profile.ok else ""
 
 
+def profile_damage(run: Run) -> str:
+    """"its stored profile is damaged" for a run whose profile cannot be read, else "" (what a listing says of it)."""
+    profile = of_summary(run.summary)
+    return "its stored profile is damaged" if profile is not None and profile.damaged else ""
+
+
 def speed(run: Run) -> float | None:
     """A run's speed by its workload's first rate headline (env steps/s, steps/s), or None."""
     rate = next((h for h in workloads.of_run(run.kind).headlines if h.unit.endswith("/s")), None)

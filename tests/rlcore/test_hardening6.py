@@ -54,7 +54,8 @@ def test_a_damaged_stored_profile_is_its_row_s_sentence_and_every_other_run_list
         assert listed.returncode == 0 and "Traceback" not in listed.stderr, (args, listed.stderr)
     listed = rlcore(tmp_path, "runs", "list")
     for shape, run_id in bad.items():
-        assert any(line.split()[:1] == [str(run_id)] for line in listed.stdout.splitlines()), (shape, listed.stdout)
+        assert any(line.split()[:1] == [str(run_id)] and f"its stored profile is damaged: rlcore runs show {run_id}"
+                   in line for line in listed.stdout.splitlines()), (shape, listed.stdout)
     assert "predict-bound" in listed.stdout  # the good run's verdict stands beside them
     found = rlcore(tmp_path, "runs", "list", "--cause", "predict")
     assert [line.split()[0] for line in found.stdout.splitlines()[1:] if line.strip()] == [str(good)]
@@ -70,12 +71,14 @@ def test_a_damaged_stored_profile_is_its_row_s_sentence_and_every_other_run_list
 def test_the_runs_page_and_a_run_s_view_stand_over_damaged_profiles(tmp_path, monkeypatch):
     _, good, bad = damaged_store(tmp_path)
     monkeypatch.setenv("RLCORE_HOME", str(tmp_path / "home"))
-    from pagetest import fixed_device_card, link_tables, open_page
+    from pagetest import column, fixed_device_card, link_tables, open_page
 
     fixed_device_card(monkeypatch)
     at = open_page("runs", {})
     assert not at.exception
-    assert len(link_tables(at)[0]["rows"]) == 1 + len(bad)  # every run listed
+    (table,) = link_tables(at)
+    assert len(table["rows"]) == 1 + len(bad)  # every run listed, each damaged one with its sentence
+    assert column(table, "error").count("its stored profile is damaged") == len(bad)
     for query in ({"runs": ",".join(map(str, [good, *bad.values()]))}, *({"run": str(i)} for i in bad.values()),
                   {"cause": "predict-bound"}):
         at = open_page("runs", query)
