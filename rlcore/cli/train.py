@@ -264,21 +264,28 @@ def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset:
         run_id = service.create_run(store, workload.kind, cfg, label, preset=preset, running_pid=os.getpid())
     except ConfigError as e:
         return fail(str(e))
-    # Before the run's framework starts in this process: its device, threads, XLA cache and capture folder.
-    prepare_process(",".join(workloads.devices_of(cfg)), store.home, threads=workloads.threads_of(cfg),
-                    profile_dir=store.run_dir(run_id) / PROFILE_DIR)
     try:
-        if workload.framework(cfg) == "tensorflow":
-            for device in workloads.devices_of(cfg):
-                check_device(device)  # a GPU TensorFlow cannot see is bad input: one sentence, nothing trained
-    except DeviceError as e:
-        store.finish(run_id, "failed", error=str(e))
-        return fail(str(e))
-    sharing = lifecycle.sharing_sentence(store, run_id)
-    if sharing:
-        print(f"warning: {sharing}", file=sys.stderr)
-    ended = worker.execute(store, run_id, workload, cfg, also=TqdmReporter(workload, enabled=not quiet),
-                           started=True, log=store.run_dir(run_id) / worker.LOG_NAME)
+        # Before the run's framework starts in this process: its device, threads, XLA cache and capture folder.
+        prepare_process(",".join(workloads.devices_of(cfg)), store.home, threads=workloads.threads_of(cfg),
+                        profile_dir=store.run_dir(run_id) / PROFILE_DIR)
+        try:
+            if workload.framework(cfg) == "tensorflow":
+                for device in workloads.devices_of(cfg):
+                    check_device(device)  # a GPU TensorFlow cannot see is bad input: one sentence, nothing trained
+        except DeviceError as e:
+            store.finish(run_id, "failed", error=str(e))
+            return fail(str(e))
+        sharing = lifecycle.sharing_sentence(store, run_id)
+        if sharing:
+            print(f"warning: {sharing}", file=sys.stderr)
+        ended = worker.execute(store, run_id, workload, cfg, also=TqdmReporter(workload, enabled=not quiet),
+                               started=True, log=store.run_dir(run_id) / worker.LOG_NAME)
+    except KeyboardInterrupt:  # Ctrl-C while TensorFlow starts, before the run's own life began: cancelled
+        run = store.get_run(run_id)
+        if run is not None and run.live:
+            store.finish(run_id, "cancelled", error="interrupted (Ctrl-C) before it began training")
+        print(f"error: run {run_id} cancelled: interrupted (Ctrl-C) before it began training", file=sys.stderr)
+        return EXIT_CANCELLED
     if ended is None or ended.summary is None:
         status = ended.status if ended is not None else "cancelled"
         error = ended.error if ended is not None else "it was cancelled before it began"
