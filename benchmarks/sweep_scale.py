@@ -89,7 +89,7 @@ def server_seconds(home: str, page: str, query: dict[str, str]) -> float:
         at.query_params[k] = v
     at.run()
     start = time.perf_counter()
-    at.switch_page(f"pages/{page}.py").run()
+    at.switch_page(f"app_pages/{page}.py").run()
     assert not at.exception, at.exception
     return time.perf_counter() - start
 

@@ -234,7 +234,8 @@ def members(workload: workloads.Workload, base: Mapping[str, Any], space: Space,
                           "seeds")
     fields = {f.name for f in dataclasses.fields(workload.config)}
     if space.seeds and SEED_FIELD not in fields:
-        raise ConfigError(f"{workload.kind} has no seed setting, so it cannot be repeated over seeds.", "seeds")
+        raise ConfigError(f"{workload.kind} has no seed setting, so it cannot be repeated over seeds; sweep it "
+                          "without --seeds.", "seeds")
     for name in (*space.grid, *space.ranges, *base):
         if name not in fields:
             raise ConfigError(f"{workload.kind} has no setting {name!r}.", name)

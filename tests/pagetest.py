@@ -4,27 +4,8 @@ import json
 import re
 from pathlib import Path
 
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
-
-def _router_first() -> None:
-    """AppTest runs the app as `make run` serves it (ui.serve): every path the router's from the first run. AppTest
-    sets up a fresh PagesManager per run, which would read pages/ the old way (folder routing) each time; a plain
-    `streamlit run app.py`'s first visit is tested in Chromium (tests/e2e/test_find_your_way.py)."""
-    made = PagesManager.__init__
-    if getattr(made, "router_first", False):
-        return
-
-    def __init__(self, *args, **kwargs):
-        made(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    __init__.router_first = True
-    PagesManager.__init__ = __init__
-
-
-_router_first()
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 CARD = {"cpu": "Test CPU", "cores": 2, "gpus": [], "tensorflow": "2.21.0"}
 
@@ -37,12 +18,12 @@ def fixed_device_card(monkeypatch) -> None:
 
 
 def go(at: AppTest, name: str) -> AppTest:
-    """Switch to the page at the app's path ``name`` (run it next): a page file (pages/<name>.py) or a workload's
+    """Switch to the page at the app's path ``name`` (run it next): a page file (app_pages/<name>.py) or a workload's
     page, which the router makes from the registry with no file of its own. AppTest's ``switch_page`` takes only
     files, so a workload's page is chosen as a browser's address does: by its path, which Streamlit hashes into
     the page's identity (streamlit.navigation.page.Page._script_hash)."""
     if (Path(APP).parent / "pages" / f"{name}.py").is_file():
-        return at.switch_page(f"pages/{name}.py")
+        return at.switch_page(f"app_pages/{name}.py")
     from streamlit.util import calc_hash
 
     at._page_hash = calc_hash(name)

@@ -78,7 +78,7 @@ def _body(store: Store, runs: list[Run]) -> None:
     ids = [r.id for r in runs]
     with st.container(horizontal=True):
         for r in runs:  # real links (same tab): each run's own view
-            st.page_link(router.page_of(r.kind) or "pages/runs.py", label=f"{r.id}: {fmt.md(r.label, 60)}",
+            st.page_link(router.page_of(r.kind) or "app_pages/runs.py", label=f"{r.id}: {fmt.md(r.label, 60)}",
                          query_params={"run": str(r.id)}, icon=":material/open_in_new:")
     waiting = [r for r in runs if r.live]
     if waiting:

@@ -18,7 +18,17 @@ from typing import Any
 import streamlit as st
 
 from rlcore.contract import workloads
-from rlcore.contract.params import FALSE, LABEL_MAX, TRUE, ConfigError, applies, check_text, label_of, parse_bool
+from rlcore.contract.params import (
+    FALSE,
+    LABEL_MAX,
+    TRUE,
+    ConfigError,
+    applies,
+    check_text,
+    field_error,
+    label_of,
+    parse_bool,
+)
 from rlcore.contract.text import number_text
 from ui import fmt
 
@@ -227,8 +237,15 @@ def config_form(workload: workloads.Workload, preset: str | None, no_gpu: str | 
 
     cfg, error = judge(workload, values, label, no_gpu)
     if error is not None:
-        slot = slots.get(error.field) or slots.get(getattr(workload.field(error.field), "name", None)) or st.empty()
-        slot.error(fmt.md(str(error), 400))
+        # Every field that is wrong on its own says so beside itself, at once (batch -5 and steps abc: both), and
+        # the whole's first error where no single field explains it.
+        flagged = {f.name: e for f in fields if f.name in slots and f.name in values
+                   and (e := field_error(f, values[f.name])) is not None}
+        if error.field not in flagged:
+            flagged[error.field or ""] = error
+        for name, said in flagged.items():
+            slot = slots.get(name) or slots.get(getattr(workload.field(name), "name", None)) or st.empty()
+            slot.error(fmt.md(str(said), 400))
     else:
         values = dataclasses.asdict(cfg)  # what Launch queues: the typed text, parsed
     return FormResult(values, label, preset, error)

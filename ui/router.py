@@ -1,11 +1,11 @@
 """The router: every page of the app and the sidebar, whichever path a visitor opens first.
 
 Every registered workload gets a page of its own at its kind's path (``/dqn``): its form generated from its config,
-or the page its dashboard views supply (``ui.extras.Extras.page``); one file (``pages/workload.py``) serves
-every generated form. The pages live in ``pages/``, as Streamlit's own apps keep them. A fresh server treats that
-folder the old way (multipage v1) until some run calls ``st.navigation``: its first visit to ``/runs`` would run
-that file alone, without this router (a menu of file names, no sidebar). Each page file therefore starts with
-``router.routed()``, which hands such a run to the router. Every path is the router's.
+or the page its dashboard views supply (``ui.extras.Extras.page``); one file (``app_pages/workload.py``) serves
+every generated form. The pages live in ``app_pages/``: a folder named ``pages/`` would be routed the old way
+(multipage v1) on a fresh server's first visit, before any run called ``st.navigation`` ("Page not found" over an
+inert form at a shared link). Every path is the router's, from the first visit, under ``make run`` and ``streamlit
+run app.py`` alike.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ STILL_PROGRESS = "<style>[data-testid='stProgress'] * { transition: none !import
 
 # One file is every workload's generated page: the router gives each its kind's path (Streamlit tells pages apart by
 # their paths) and says which kind was opened (``current_kind``).
-FORM_PAGE = "pages/workload.py"
+FORM_PAGE = "app_pages/workload.py"
 _OPENED = "_router_opened"  # session state: the path of the page this run of the script shows
 
 
@@ -53,10 +53,10 @@ def pages() -> list[st.Page]:
     """Home, a page per workload, Sweeps and Runs. Material icons ship with Streamlit's frontend; emoji need a
     system font that headless browsers lack."""
     return [
-        st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+        st.Page("app_pages/home.py", title="Home", icon=":material/home:", default=True),
         *workload_pages().values(),
-        st.Page("pages/sweeps.py", title="Sweeps", icon=":material/grid_on:", url_path="sweeps"),
-        st.Page("pages/runs.py", title="Runs", icon=":material/table_rows:", url_path="runs"),
+        st.Page("app_pages/sweeps.py", title="Sweeps", icon=":material/grid_on:", url_path="sweeps"),
+        st.Page("app_pages/runs.py", title="Runs", icon=":material/table_rows:", url_path="runs"),
     ]
 
 
@@ -70,15 +70,6 @@ def page_of(kind: str) -> st.Page | None:
     """The page of a workload, when the app has one (to link or switch to)."""
     return workload_pages().get(kind) if workloads.WORKLOADS.has(kind) else None
 
-
-def routed() -> None:
-    """At the top of every page file: a run that Streamlit's folder routing started (a fresh server's first visit,
-    before any run called ``st.navigation``) ends here and the router runs the same address again."""
-    from streamlit.runtime.pages_manager import PagesManager  # pinned Streamlit: the flag folder routing reads
-
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False  # what st.navigation itself sets: every run from now is the router's
-        st.rerun()
 
 
 def run() -> None:

@@ -54,7 +54,7 @@ def open_from_elsewhere(store: Store) -> None:
         st.warning(f"run {run_id} does not exist (it may have been deleted); the Runs page lists every run.")
         return
     # The address's other values go along (a view's refresh, say).
-    st.switch_page(router.page_of(run.kind) or "pages/runs.py", query_params=st.query_params.to_dict())
+    st.switch_page(router.page_of(run.kind) or "app_pages/runs.py", query_params=st.query_params.to_dict())
 
 
 def live_metrics(store: Store, run_id: int) -> pd.DataFrame:
@@ -75,7 +75,7 @@ def show_run(store: Store, run_id: int, page_kind: str | None = None) -> None:
     run = store.get_run(run_id)
     if run is None:
         st.warning(f"run {run_id} does not exist (it may have been deleted); the Runs page lists every run.")
-        st.page_link("pages/runs.py", label="All runs", icon=":material/table_rows:")
+        st.page_link("app_pages/runs.py", label="All runs", icon=":material/table_rows:")
         return
     own_page = router.page_of(run.kind)
     if page_kind is not None and page_kind != run.kind and own_page is not None:
@@ -135,7 +135,8 @@ def _status(store: Store, run: Run, every: float | None) -> Run | None:
     if current.error:
         st.error(fmt.md(current.error, 400))
     if current.live:
-        st.progress(views.progress(current), text=views.progress_text(current))
+        steps = store.last_step(run.id) if not current.progress else 0  # a run of unknown length: its steps
+        st.progress(views.progress(current), text=views.progress_text(current, steps_done=steps))
         if (access.is_operator() and not current.cancel_requested
                 and st.button("Cancel this run", key=f"cancel_{run.id}")
                 and access.require_operator("cancel a run")):

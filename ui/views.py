@@ -121,7 +121,13 @@ def runs_table(runs: Iterable[Run]) -> pd.DataFrame:
         rows.append(row)
     table = pd.DataFrame(rows, columns=[*BASE_COLUMNS, *columns, *DETAIL_COLUMNS])
     empty = [c for c in columns if table[c].isna().all()]
-    return table.drop(columns=empty)
+    table = table.drop(columns=empty)
+    # The speed first, then the numbers most of the shown runs have (one bench run must not lead with its own
+    # columns, blank for every other row): by how many rows fill them, the rates before the rest.
+    shown = [c for c in columns if c not in empty]
+    ranked = sorted(shown, key=lambda c: (not columns[c].unit.endswith("/s"), -int(table[c].notna().sum()),
+                                          shown.index(c)))
+    return table[[*BASE_COLUMNS, *ranked, *DETAIL_COLUMNS]]
 
 
 # A link cell shows the text after "#": the view's address, then the run's id and name, which the browser keeps
@@ -168,8 +174,9 @@ def progress(run: Run) -> float:
     return float(run.progress or 0.0)
 
 
-def progress_text(run: Run, now: float | None = None) -> str:
-    """'running — training, 45% (180 of 400 games), about 12 s left' from what the run itself reported."""
+def progress_text(run: Run, now: float | None = None, steps_done: int = 0) -> str:
+    """'running — training, 45% (180 of 400 games), about 12 s left' from what the run itself reported; a run of
+    unknown length (your code) by the steps it has done: 'running · training · 80 steps so far'."""
     now = now or time.time()
     share = progress(run)
     parts = [run.status]
@@ -177,7 +184,9 @@ def progress_text(run: Run, now: float | None = None) -> str:
         parts.append("cancel requested")
     if run.phase:
         parts.append(run.phase)
-    if run.status == "running":
+    if run.status == "running" and not share and steps_done:
+        parts.append(f"{steps_done:,} step{'s' if steps_done != 1 else ''} so far")
+    elif run.status == "running":
         parts.append(f"{share:.0%}")
         elapsed = now - (run.started or now)
         if 0.02 < share < 1 and elapsed > 1:
@@ -376,38 +385,69 @@ def comparison_sentence(runs: list[Run]) -> str | None:
     (slow, slow_run), (fast, fast_run) = min(rated, key=lambda p: p[0]), max(rated, key=lambda p: p[0])
     ratio = fast / slow
     numbers = f"({fmt.number(fast)} against {fmt.number(slow)})"
+    fast_name, slow_name = named(fast_run), named(slow_run)
     if ratio < NOISE_RATIO:
-        sentence = (f"{fast_run.label} and {slow_run.label} ran at about the same {rate.label} {numbers}: "
+        sentence = (f"{fast_name} and {slow_name} ran at about the same {rate.label} {numbers}: "
                     f"{ratio:.2g}x is within what two runs of the same settings differ by on one machine.")
     else:
         shown = f"{ratio:,.0f}x" if ratio >= 10 else f"{ratio:,.2g}x"
-        sentence = f"{fast_run.label} ran {shown} the {rate.label} of {slow_run.label} {numbers}."
+        sentence = f"{fast_name} ran {shown} the {rate.label} of {slow_name} {numbers}."
     watched = dict.fromkeys(r.id for r in (fast_run, slow_run) if r.watched_seconds > 0)
     if watched:
         sentence += (f" Watched live while it ran, so its speed may read low: "
                      f"{', '.join(f'run {i}' for i in watched)}.")
+    shared = [r.id for r in (fast_run, slow_run) if (r.summary or {}).get("shared_machine")]
+    if shared and NOISE_RATIO <= ratio < 2:
+        what = "setting" if workload.style_field else "code"
+        sentence += (f" Other work shared the machine while {' and '.join(f'run {i}' for i in shared)} ran: a "
+                     f"difference this small may be that work, not the {what}.")
     style = workload.style_field
     style_label = label_of(workload.field(style)) if style else None
     other = [n for n in differing_settings(fast_run, slow_run) if n not in (style_label, "seed")]
     times = [r.summary.get("train_seconds") for r in done]
     apart_from_style = [{k: v for k, v in r.config.items() if k != style} for r in done]
-    if other and ratio >= NOISE_RATIO:
+    if not style:  # runs of code: the same script or not, changed or not, is what a person compares
+        sentence += _scripts_compared(fast_run, slow_run)
+    elif other and ratio >= NOISE_RATIO:
         differ = f"{', '.join(other[:4])}{' and more' if len(other) > 4 else ''}"
-        sentence += f" They differ in {differ} too, not only in style." if style else f" They differ in {differ}."
+        sentence += f" They differ in {differ} too, not only in style."
     elif all(c == apart_from_style[0] for c in apart_from_style) and all(times):
         quick, slow_r = min(done, key=lambda r: r.summary["train_seconds"]), max(
             done, key=lambda r: r.summary["train_seconds"])
-        sentence += (f" Same settings but the style: {slow_r.label} trained for "
-                     f"{fmt.seconds(slow_r.summary['train_seconds'])}, {quick.label} for "
+        sentence += (f" Same settings but the style: {named(slow_r)} trained for "
+                     f"{fmt.seconds(slow_r.summary['train_seconds'])}, {named(quick)} for "
                      f"{fmt.seconds(quick.summary['train_seconds'])}.")
     return sentence
+
+
+def named(run: Run) -> str:
+    """A run as a sentence names it: its label and its id ("train.py (run 12)"), so two runs of one file differ."""
+    return f"{run.label} (run {run.id})" if run.label else f"run {run.id}"
+
+
+def _scripts_compared(a: Run, b: Run) -> str:
+    """" The same script, unchanged between them." / " The same script, changed between them." / two scripts."""
+    def code(r: Run) -> dict:
+        card = (r.environment or {}).get("code") if isinstance(r.environment, dict) else None
+        return card if isinstance(card, dict) else {}
+
+    if not code(a).get("path") or code(a).get("path") != code(b).get("path"):
+        return " They ran different scripts."
+    if code(a).get("sha256") and code(a).get("sha256") == code(b).get("sha256"):
+        return (" The same script, unchanged between them: the difference is the machine's and the arguments', "
+                "not the code's." if a.config.get("args") != b.config.get("args") else
+                " The same script, unchanged, with the same arguments.")
+    return " The same script, changed between them."
 
 
 def summary_table(runs: list[Run]) -> pd.DataFrame:
     """The compared runs' headline numbers as text, with their verdicts."""
     rows = []
     for r in runs:
-        row = {"run": r.id, "status": r.status, "verdict": verdict_word(r)}
+        # A profiled run's first word is why it is as fast as it is (the seed's port: "predict-bound"), the
+        # workload's own verdict beside it ("speed test": too few games to learn).
+        cause = finder.leading_cause(r)
+        row = {"run": r.id, "status": r.status, "verdict": f"{cause} ({verdict_word(r)})" if cause else verdict_word(r)}
         for h in workloads.of_run(r.kind).headlines:
             text = fmt.headline(h, workloads.headline_value(r.summary, h))
             row[h.label] = text + watched_mark(r, h) if text != "–" else text

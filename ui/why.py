@@ -33,7 +33,8 @@ def panel(store: Store, run: Run) -> None:
     if profile.findings:
         st.markdown("**In the code's words**, costliest first (time per step, its share of the step, the change "
                     "to make):")
-        st.dataframe(views.findings_table(profile.findings), hide_index=True, width="stretch")
+        # A table that wraps its text: the change to make is read whole (a data grid cut it mid-sentence).
+        st.table(views.findings_table(profile.findings).set_index("cause"))
         where = views.where_lines(profile.findings)
         if where:
             st.code(where, language=None)

@@ -93,9 +93,9 @@ def writable_dir(text: str, flag: str) -> Path:
             raise ConfigError(f"{flag} names a file, not a folder: {shown}.")
         path.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise ConfigError(f"{flag} cannot be made: {e.strerror or e} ({shown}).") from None
+        raise ConfigError(f"{flag} cannot be made: {e.strerror or e} ({shown}); name a folder you may write.") from None
     if not os.access(path, os.W_OK):
-        raise ConfigError(f"{flag} cannot be written: {shown} is not writable.")
+        raise ConfigError(f"{flag} cannot be written: {shown} is not writable; name a folder you may write.")
     return path
 
 
@@ -118,7 +118,8 @@ def writable_path(text: str, flag: str, suffix: str | None = None) -> Path:
         with open(path, "a"):
             pass
     except OSError as e:  # a name too long, no permission, a read-only disk
-        raise ConfigError(f"{flag} cannot be written: {e.strerror or e} ({shown}).") from None
+        raise ConfigError(f"{flag} cannot be written: {e.strerror or e} ({shown}); name a file you may "
+                          "write.") from None
     if not existed:
         path.unlink(missing_ok=True)
     return path

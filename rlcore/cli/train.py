@@ -23,7 +23,7 @@ from rlcore.cli.common import (
 from rlcore.contract import profile_text, workloads
 from rlcore.contract.params import LABEL_MAX, ConfigError, check_text, style_of
 from rlcore.contract.profile import Profile
-from rlcore.contract.reporting import Record, RunInfo
+from rlcore.contract.reporting import STEPS_PER_S, TRAINING, Record, RunInfo
 from rlcore.contract.text import amount_text, percent_text
 from rlcore.tracking.machine import DeviceError, check_device, prepare_process
 
@@ -72,6 +72,42 @@ class TqdmReporter:
     def on_end(self, summary: dict[str, Any]) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+PROGRESS_SECONDS = 10.0  # how often a terminal hears how a script run goes
+
+
+class StatusLines:
+    """Progress of a script run on a terminal, as lines on stderr (a bar would fight the script's own output, a
+    Keras progress bar above all): the steps and their speed every ``every`` seconds, and the profile's reading.
+    Silent when stderr is no terminal (piped, a log file) or the result goes to standard output."""
+
+    def __init__(self, enabled: bool, every: float = PROGRESS_SECONDS) -> None:
+        self.enabled, self.every = enabled, every
+        self._said = time.monotonic()
+        self._phase = ""
+
+    def on_start(self, info: RunInfo) -> None:
+        self._said = time.monotonic()
+
+    def on_record(self, record: Record) -> bool:
+        if not self.enabled:
+            return True
+        if record.phase and record.phase != self._phase:
+            self._phase = record.phase
+            if record.phase != TRAINING:
+                self._say(f"{record.phase} ...")
+        if record.step and time.monotonic() - self._said >= self.every:
+            rate = record.metrics.get(STEPS_PER_S)
+            self._say(f"{record.step:,} training steps so far" + (f", {amount_text(rate, 'steps/s')}" if rate else ""))
+        return True
+
+    def on_end(self, summary: dict[str, Any]) -> None:
+        pass
+
+    def _say(self, text: str) -> None:
+        self._said = time.monotonic()
+        print(f"rlcore: {text}", file=sys.stderr, flush=True)
 
 
 def run_workload(workload: workloads.Workload, args: argparse.Namespace) -> int:
@@ -123,7 +159,7 @@ def run_profile(args: argparse.Namespace) -> int:
     document: dict[str, Any] = {}
     started = time.monotonic()
     code = run_here(workload, cfg, label=label, quiet=True, json_path=None if args.try_fixes else json_path,
-                    keep=document)  # the script prints its own
+                    keep=document, progress=StatusLines(sys.stderr.isatty()))  # the script prints its own
     if not args.try_fixes or code != 0:
         return code
     document["wall_seconds"] = time.monotonic() - started
@@ -252,7 +288,7 @@ def _fail_hung(run_id: int, name: str, waited: float) -> None:
 
 def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset: str | None = None,
              quiet: bool = False, json_path: Path | None = None, outputs: dict[Any, Path] | None = None,
-             keep: dict[str, Any] | None = None) -> int:
+             keep: dict[str, Any] | None = None, progress: Any = None) -> int:
     """Train a run in this process with a progress bar, stored like any other from its first step (so the dashboard
     shows it live); then its numbers, verdict and profile on the terminal."""
     from rlcore.runs import lifecycle, service, worker
@@ -278,7 +314,7 @@ def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset:
         sharing = lifecycle.sharing_sentence(store, run_id)
         if sharing:
             print(f"warning: {sharing}", file=sys.stderr)
-        ended = worker.execute(store, run_id, workload, cfg, also=TqdmReporter(workload, enabled=not quiet),
+        ended = worker.execute(store, run_id, workload, cfg, also=progress or TqdmReporter(workload, enabled=not quiet),
                                started=True, log=store.run_dir(run_id) / worker.LOG_NAME)
     except KeyboardInterrupt:  # Ctrl-C while TensorFlow starts, before the run's own life began: cancelled
         run = store.get_run(run_id)

@@ -261,6 +261,16 @@ def parse_bool(text: str, label: str) -> bool:
     raise ConfigError(f"{label} must be true or false, not {shown(text.strip())}.", label)
 
 
+def field_error(f: dataclasses.Field, value: Any) -> ConfigError | None:
+    """What is wrong with one field's value on its own (its type, bounds, choices), or None: a form flags every
+    bad field at once, where a config stops at its first."""
+    try:
+        _check_field(f, _coerce(f, value))
+    except ConfigError as e:
+        return e
+    return None
+
+
 def _coerce(f: dataclasses.Field, value: Any) -> Any:
     """Turn strings (CLI, URL) into the field's type; leave other values to validation."""
     if not isinstance(value, str) or f.type in ("str", str):

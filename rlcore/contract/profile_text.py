@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from rlcore.contract.profile import Finding, GpuEstimate, Profile, Where
-from rlcore.contract.text import percent_text, seconds_text
+from rlcore.contract.text import count_text, percent_text, seconds_text
 
 
 def _t(seconds: float) -> str:
@@ -58,7 +58,7 @@ def share_text(f: Finding) -> str:
 
 def where_line(w: Where) -> str:
     """``train.py:42  q = model.predict(state)  ·  1 call a step · 78 ms``"""
-    said = [f"{w.calls_per_step:,.3g} call{'s' if w.calls_per_step != 1 else ''} a step"] if w.calls_per_step else []
+    said = [f"{count_text(w.calls_per_step, 'call')} a step"] if w.calls_per_step else []
     said += [_t(w.seconds_per_step)] if w.seconds_per_step else []
     return f"{w.file}:{w.line}  {w.code.strip()}" + (f"  ·  {' · '.join(said)}" if said else "")
 
@@ -96,10 +96,11 @@ def gpu_sentence(g: GpuEstimate) -> str:
     if g.measured:
         return (f"Measured on this GPU: {_t(g.measured_step_seconds or g.cpu_step_seconds)} per step, of which "
                 f"copies take {_t(g.copy_seconds)}; the estimate for its {g.launches_per_step:,.0f} launches and "
-                f"{g.copies_per_step:,.1f} copies is {_t(low)} to {_t(high)}.")
+                f"{count_text(g.copies_per_step, 'copy', 'copies')} is {_t(low)} to {_t(high)}.")
     basis = f" ({g.cpu_basis})" if g.cpu_basis else ""
     paid = (f"{g.launches_per_step:,.0f} kernel launch{'es' if round(g.launches_per_step) != 1 else ''} and "
-            f"{g.copies_per_step:,.1f} copies between host and device a step would take at least {_t(low)} (up to "
+            f"{count_text(g.copies_per_step, 'copy', 'copies')} between host and device a step would take at least "
+            f"{_t(low)} (up to "
             f"{_t(high)}) on a GPU, against {_t(g.cpu_step_seconds)} for the whole step on this CPU{basis}")
     if not g.slower:
         return f"Not measured here (no GPU): {paid}; the arithmetic, not the launches, decides whether a GPU helps."

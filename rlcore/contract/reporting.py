@@ -137,10 +137,15 @@ class LossWindow:
             metrics[LOSS] = loss
         span = seconds - self._seconds
         tail = last and self._span > 0 and span < 0.5 * self._span
+        if span < MIN_RATE_SECONDS and not last:  # a record right after another (a phase, an epoch's validation):
+            return metrics  # no rate from a sliver of time (36 steps/s read as 27,000); its steps count in the next
         if self.rate_key and span > 0 and steps > self._steps and not tail:
             metrics[self.rate_key] = (steps - self._steps) / span
         self._steps, self._seconds, self._span = steps, seconds, max(span, 0.0)
         return metrics
+
+
+MIN_RATE_SECONDS = 0.05  # a window shorter than this gives no rate: a step's jitter would read as the speed
 
 
 class BufferedReporter:

@@ -56,3 +56,14 @@ def amount_text(value: float, unit: str = "") -> str:
         digits = max(0, 2 - math.floor(math.log10(abs(value)))) if value else 0
         text = f"{value:,.{min(digits, 6)}f}"
     return f"{text} {unit}".strip()
+
+
+def count_text(per_step: float, noun: str, plural: str = "") -> str:
+    """How many of a thing a step holds, as a person counts it: a count within 5% of a whole number is that whole
+    number ("214 copies", not "214.0"; "1 call", not the "0.95" a window's edge makes of it); else two significant
+    digits ("2.5 calls")."""
+    many = plural or noun + "s"
+    whole = round(per_step)
+    if whole >= 1 and abs(per_step - whole) <= 0.051 * whole:
+        return f"{whole:,} {noun if whole == 1 else many}"
+    return f"{per_step:,.2g} {many}" if per_step < 100 else f"{per_step:,.0f} {many}"

@@ -260,7 +260,8 @@ class _NoSettings:
 
 
 def _cannot_train(cfg: Any, reporter: Reporter) -> Outcome:
-    raise ConfigError("This run's workload is not installed here, so it cannot train.")
+    raise ConfigError("This run's workload is not installed here, so it cannot train; install the package that "
+                      "registers it (or name its module in RLCORE_WORKLOADS) to run it.")
 
 
 def code_workload() -> Workload:

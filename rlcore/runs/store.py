@@ -766,6 +766,11 @@ class Store:
         with self._connect() as db:
             return db.execute("SELECT COUNT(*) FROM metrics WHERE run_id = ?", (run_id,)).fetchone()[0]
 
+    def last_step(self, run_id: int) -> int:
+        """The step of a run's newest metric row (0 before any): how far a run of unknown length has come."""
+        with self._connect() as db:
+            return int(db.execute("SELECT MAX(step) FROM metrics WHERE run_id = ?", (run_id,)).fetchone()[0] or 0)
+
     def metrics(self, run_ids: int | Iterable[int], names: Iterable[str] | None = None) -> pd.DataFrame:
         """Long-format metrics (run_id, step, wall, name, value) of one run or many; only the ``names`` given."""
         ids = [run_ids] if isinstance(run_ids, int) else list(run_ids)

@@ -204,6 +204,20 @@ class ProfileWindow:
         self.locating = False
         self.excluded_seconds += time.perf_counter() - self._located_from
 
+    def _too_short(self) -> str:
+        """Why there is no profile when the run ended first, and the window that would fit the steps it had."""
+        seen = self.seen
+        text = (f"The run ended after {seen:,} training step{'s' if seen != 1 else ''}, before its profiled window "
+                f"began (after {self.start:,} warm-up steps, {self.wanted:,} profiled), so it has no profile.")
+        if seen >= 2:
+            warmup = max(1, seen // 3)
+            steps = max(1, min(self.wanted, seen - warmup))
+            text += (f" To fit it: --warmup {warmup} --steps {steps} (rlcore.init: warmup={warmup}, profile={steps}; "
+                     "fewer warm-up steps may leave the first trace in the profile).")
+        else:
+            text += " Too few steps to profile: let it run longer."
+        return text
+
     def result(self) -> Captured | None:
         """What the window recorded, for the reading (None when no profile was asked for)."""
         if not self.wanted:
@@ -214,8 +228,7 @@ class ProfileWindow:
             return Captured(self.wanted, error=self.error)
         captures = sorted(self.logdir.glob("plugins/profile/*/*.xplane.pb")) if self.logdir else []
         if not self.captured or not captures:
-            return Captured(self.wanted, error=f"The run ended before its profiled window began (it asked for "
-                            f"{self.wanted:,} steps after warm-up), so it has no profile.")
+            return Captured(self.wanted, error=self._too_short())
         return Captured(self.wanted, captures[-1], self.logdir, retraces=retraces,
                         calls=self.instruments.call_sites(), where_steps=self.located,
                         retrace_sites={name: (note.called_at, note.defined_at)

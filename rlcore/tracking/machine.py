@@ -154,8 +154,12 @@ def quiet_native_logs() -> None:
     lines and passing the rest on (a partial line after a short pause). Must run before TensorFlow is imported;
     child processes inherit the filtered descriptor 2.
     """
+    import logging
     import sys
 
+    # TensorFlow's Python warnings (the retracing WARNING, deprecations) follow the same rule: the lab's own reading
+    # says them better (which function, which call site, what to change); --verbose keeps them.
+    logging.getLogger("tensorflow").setLevel(logging.ERROR)
     if getattr(sys.stderr, "_rlcore_quiet", False):
         return
     sys.stderr.flush()

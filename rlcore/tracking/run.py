@@ -30,6 +30,7 @@ from typing import Any
 
 from rlcore.contract import profile_text
 from rlcore.contract.reporting import (
+    LOSS,
     PHASE_PREFIX,
     READING_PROFILE,
     STEPS_PER_S,
@@ -113,6 +114,7 @@ class TrainingRun:
         self._every_record = every_record
         self._profile_counts_calls = profile_counts_calls
         self._logged: dict[str, Any] = {}
+        self._each: list[tuple[int, float, dict[str, Any]]] = []  # every logged value, with its step (log_each)
         self.not_charted: dict[str, str] = {}  # logged keys whose values were no numbers, and what they were
         self.raise_divergence = True  # False: a NaN loss stops the run (``diverged``) instead of raising
         self.diverged = ""
@@ -296,6 +298,23 @@ class TrainingRun:
         self._logged.update(metrics)
         return self.tick()
 
+    def log_each(self, **metrics: Any) -> bool:
+        """As ``log``, and every value is kept at its own step (W&B and MLflow keep every logged value; a record
+        alone would keep one per window), where the reporter takes rows."""
+        if isinstance(self.reporter, TakesRows):
+            self._each.append((self.steps, self.train_seconds, dict(metrics)))
+        return self.log(**metrics)
+
+    def _each_rows(self) -> list[tuple[int, float, str, float]]:
+        rows = []
+        for step, seconds, metrics in self._each:
+            for key, value in metrics.items():
+                x = number(value)
+                if x is not None:
+                    rows.append((step, seconds, LOSS if key == "loss" else key, x))
+        self._each = []
+        return rows
+
     @property
     def record_due(self) -> bool:
         """Whether ``report_every`` seconds passed since the last record (never while the profiler records: its
@@ -323,6 +342,11 @@ class TrainingRun:
             return False
         values.update(self._numbers(self._logged))
         self._logged = {}
+        kept = self._each_rows()
+        if kept:  # every logged value went as a row of its own: the record does not repeat them as one
+            self.reporter.add_rows(kept)
+            for _, _, key, _ in kept:
+                values.pop(key, None)
         if metrics:
             values.update(self._numbers(metrics))
         values.update({PHASE_PREFIX + name: s for name, s in self.phase_seconds.items()})

@@ -51,10 +51,10 @@ def _type(page: Page, name: str, text: str) -> None:
 
 
 def test_a_fresh_server_s_first_visit_to_any_address_is_the_router_s_page(server, browser, home):
-    """The first request this module's fresh server takes (keep this test first). Streamlit treats pages/ the old way
-    until a run calls st.navigation: a first visit to /dqn said "Page not found", one to /runs?run=ID ran
-    pages/runs.py alone (a menu of file names: app, home, runs...). Served as `make run` serves it, the router runs
-    first; served by a plain `streamlit run app.py`, the page file hands the run to the router."""
+    """The first request this module's fresh server takes (keep this test first). Streamlit treats a pages/ folder
+    the old way until a run calls st.navigation: a first visit to /dqn said "Page not found" (over a form that could
+    not be typed into until the dialog closed), one to /runs?run=ID ran pages/runs.py alone. The pages live in
+    app_pages/: `make run` and a plain `streamlit run app.py` serve the same dashboard from the first visit."""
     store = Store(home)
     run_id = service.create_run(store, "dqn", {"epochs": 40, "exec_mode": "graph"}, label="the first visit")
     store.finish(run_id, "done", summary={"win_rate": 0.5, "steps_per_second": 300.0, "train_seconds": 2.0})
@@ -74,6 +74,11 @@ def test_a_fresh_server_s_first_visit_to_any_address_is_the_router_s_page(server
         page = opened(browser, f"{plain}/runs?run={run_id}")
         routed(page, re.compile(rf"^Run {run_id}: the first visit"))
         assert page.url.endswith(f"?run={run_id}"), page.url
+    with served_app(home, plain=True) as plain:  # a fresh plain server's first visit: a shared link of a form
+        page = opened(browser, f"{plain}/dqn?epochs=55")
+        routed(page, re.compile(r"^Gridworld DQN"))
+        _type(page, "epochs", "66")  # the form takes typing at once (main: inert under the dialog)
+        assert "epochs=66" in page.url, page.url
 
 
 def test_a_switch_is_a_toggle_bound_to_the_link_and_an_old_on_off_link_still_opens(server, browser, home):
@@ -132,6 +137,26 @@ def test_what_is_typed_into_a_number_is_what_launch_queues_or_a_sentence_and_not
         _type(page, name, default)  # mended, Launch is on again
         expect(page.get_by_test_id("stAlertContentError"), f"{name}={default}").to_have_count(0)
         expect(page.get_by_role("button", name=LAUNCH[form], exact=True)).to_be_enabled()
+
+
+def test_two_bad_fields_typed_are_both_flagged_and_launch_waits_for_both(server, browser, home):
+    """Main: batch -5 then steps abc: only the second was flagged, the first kept its value unflagged."""
+    page = opened(browser, f"{server}/hjb")
+    _type(page, "batch", "-5")
+    _type(page, "steps", "abc")
+    errors = page.get_by_test_id("stAlertContentError")
+    expect(errors).to_have_count(2)
+    texts = sorted(e.inner_text()[:5] for e in errors.all())
+    assert texts == ["batch", "steps"], texts
+    expect(_field(page, "batch")).to_have_value("-5")  # both keep what was typed
+    launch = page.get_by_role("button", name=LAUNCH["hjb"], exact=True)
+    expect(launch).to_be_disabled()
+    _type(page, "steps", "500")
+    expect(errors).to_have_count(1)
+    expect(launch).to_be_disabled()
+    _type(page, "batch", "100")
+    expect(errors).to_have_count(0)
+    expect(launch).to_be_enabled()
 
 
 def test_a_run_or_a_sweep_in_a_table_opens_its_view_and_launch_again_is_a_link(server, browser, home):

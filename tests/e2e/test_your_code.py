@@ -69,8 +69,9 @@ def test_a_script_run_from_the_page_trains_live_reads_in_the_code_s_words_and_co
         heading = page.get_by_role("heading", name=re.compile(rf"^Run {run_id}: naive_port.py — done"))
         expect(heading).to_be_visible(timeout=240_000)
         expect(page.get_by_text(re.compile("^In the code's words"))).to_be_visible()
-        findings = page.get_by_test_id("stDataFrame").first
+        findings = page.get_by_test_id("stTable").first
         expect(findings).to_be_visible()
+        expect(findings.get_by_text(re.compile(r"call the model instead"))).to_be_visible()  # the change, whole
         expect(page.get_by_text(re.compile(r"^Your code: 86 steps \(optimizer updates\)"))).to_be_visible()
         expect(page.get_by_test_id("stException")).to_have_count(0)
         OUTPUT.mkdir(parents=True, exist_ok=True)

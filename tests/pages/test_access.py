@@ -322,6 +322,6 @@ def test_a_viewer_sees_a_script_run_s_why_but_not_where_it_lives_on_the_server(v
     at = open_page("runs", {"run": str(run_id)})
     assert not at.exception
     page = repr([e.value for e in (*at.markdown, *at.caption, *at.code, *at.info)]) + repr(
-        [d.value.to_dict() for d in at.dataframe])
+        [d.value.to_dict() for d in [*at.dataframe, *at.table]])
     assert "/srv/private" not in page and "s3cret" not in page and "model.py:7" in page, page[:2000]
     assert viewer.get_run(run_id).config["cwd"] == "/srv/private/work"  # the operator's store still has it all

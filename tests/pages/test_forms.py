@@ -125,3 +125,18 @@ def test_changing_the_preset_back_clears_what_the_other_one_set_and_keeps_what_n
     _set(at, "preset", "seed")
     assert at.text_input(key="steps").value == "100000" and at.selectbox(key="init").value == "flat"
     assert at.text_input(key="k_max").value == "12"
+
+
+def test_every_bad_field_is_flagged_at_once_and_launch_stays_off_until_all_are_mended(store, launched):
+    """Main: batch -5 and steps abc: only the second was flagged; the first kept its value unflagged."""
+    at = open_page("hjb")
+    _set(at, "batch", "-5")
+    _set(at, "steps", "abc")
+    assert not at.exception
+    said = [shown(e) for e in at.error]
+    assert len(said) == 2 and any(s.startswith("batch") for s in said) and any(s.startswith("steps") for s in said)
+    assert at.button(key="launch").disabled
+    _set(at, "steps", "500")
+    assert [shown(e)[:5] for e in at.error] == ["batch"] and at.button(key="launch").disabled
+    _set(at, "batch", "100")
+    assert not at.error and not at.button(key="launch").disabled

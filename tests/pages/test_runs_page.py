@@ -174,3 +174,18 @@ def test_filters_that_match_no_run_say_so_and_the_page_stands(store, query):
     assert not at.exception
     assert any("No run matches these filters" in i.value for i in at.info)
     assert not link_tables(at)
+
+
+def test_the_speed_column_leads_and_one_bench_run_does_not_put_its_columns_first(store):
+    """Main: once a bench run existed, the table led with its columns ("fastest steps/s", ...), blank for every
+    other row; steps/s was off to the right."""
+    for i in range(3):
+        run_id = service.create_run(store, "hjb", {"steps": 10}, label=f"solver {i}")
+        store.finish(run_id, "done", summary={"max_rel_err_c": 0.01, "max_rel_err_V": 0.001,
+                                               "steps_per_second": 900.0 + i, "train_seconds": 1.0})
+    bench = service.create_run(store, "bench", {}, label="bench")
+    store.finish(bench, "done", summary={"best_steps_per_second": 5000.0, "speedup": 3.0, "train_seconds": 2.0})
+    at = runs_page()
+    (table,) = link_tables(at)
+    numbers = [c for c in table["columns"] if c not in ("run", "kind", "status", "verdict")]
+    assert numbers[:2] == ["steps/s", "fastest steps/s"], table["columns"]

@@ -52,5 +52,5 @@ def test_a_cause_added_as_one_module_is_named_in_the_cli_the_json_and_the_why_pa
     assert Store(tmp_path).get_run(run_id).status == "done"
     at = open_page("runs", {"run": str(run_id)})
     assert not at.exception
-    table = at.dataframe[0].value
-    assert "a toy cause: tf.function calls" in list(table["cause"])
+    table = at.table[0].value
+    assert "a toy cause: tf.function calls" in list(table.index)

@@ -217,3 +217,14 @@ def test_the_last_record_s_short_tail_gives_no_speed_and_a_full_one_does():
     steady = LossWindow(STEPS_PER_S)
     steady.close(6, 1.0)
     assert steady.close(12, 1.9, last=True)[STEPS_PER_S] == pytest.approx(6 / 0.9)
+
+
+def test_a_record_right_after_another_gives_no_rate_and_its_steps_count_in_the_next():
+    """Main: a 36 steps/s run's chart spiked to ~27,000 steps/s: a record 0.2 ms after the one before (an epoch's
+    validation, a phase) read one step over that sliver as the speed."""
+    from rlcore.contract.reporting import STEPS_PER_S, LossWindow
+
+    window = LossWindow(STEPS_PER_S)
+    assert window.close(36, 1.0)[STEPS_PER_S] == pytest.approx(36.0)
+    assert STEPS_PER_S not in window.close(37, 1.0002)  # one step in 0.2 ms: no rate
+    assert window.close(72, 2.0)[STEPS_PER_S] == pytest.approx(36.0)  # those steps count in the next window

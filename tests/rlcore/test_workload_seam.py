@@ -78,7 +78,7 @@ def test_a_toy_workload_runs_through_store_worker_cli_and_pages(toy_store):
 def test_the_toy_is_one_package_that_no_file_of_the_lab_names(toy_workload):
     """A new workload touches no file of the lab: neither the registry, the store, the executors, the CLI nor the
     dashboard name it (the toy's package is all there is of it)."""
-    lab = [*ROOT.glob("rlcore/**/*.py"), *ROOT.glob("ui/**/*.py"), *ROOT.glob("pages/*.py"), ROOT / "app.py",
+    lab = [*ROOT.glob("rlcore/**/*.py"), *ROOT.glob("ui/**/*.py"), *ROOT.glob("app_pages/*.py"), ROOT / "app.py",
            ROOT / "pyproject.toml"]
     assert lab and not [str(p.relative_to(ROOT)) for p in lab if "toy" in p.read_text().lower()]
     assert toy_workload.kind == "toy" and toy_workload.train.__module__ == "toy_workload"

@@ -32,7 +32,7 @@ def test_a_difference_within_the_noise_is_not_stated_as_a_finding():
     sentence = views.comparison_sentence([_run(1, "graph", 300.0, epochs=40), _run(2, "graph", 330.0, epochs=300)])
     assert "ran at about the same env steps/s" in sentence and "within what two runs" in sentence
     found = views.comparison_sentence([_run(1, "naive", 17.0), _run(2, "graph", 1370.0)])
-    assert found.startswith("seed question: graph ran 81x the env steps/s of seed question: naive")
+    assert found.startswith("seed question: graph (run 2) ran 81x the env steps/s of seed question: naive (run 1)")
 
 
 def test_the_seed_question_against_the_original_names_all_three():
@@ -68,3 +68,44 @@ def test_two_profiles_explain_part_of_the_speed_ratio():
 def test_the_environment_card_reads_as_a_table(environment, rows):
     table = views.environment_rows(environment)
     assert list(zip(table["item"], table["value"], strict=True)) == rows
+
+
+def test_a_live_run_of_unknown_length_reads_its_steps_not_zero_percent():
+    """Main: a running script read "running · training · 0%" 80 steps in."""
+    now = time.time()
+    rest = {"environment": {}, "finished": None, "pid": None, "heartbeat": None, "summary": None, "error": None,
+            "cancel_requested": False}
+    script = Run(id=1, kind="script", status="running", config={}, label="train.py", created=now - 9,
+                 started=now - 8, phase="training", progress=0.0, **rest)
+    assert views.progress_text(script, now, steps_done=80) == "running · training · 80 steps so far"
+    known = Run(id=2, kind="dqn", status="running", config={}, label="x", created=now - 9, started=now - 8,
+                phase="training", progress=0.5, **rest)
+    assert views.progress_text(known, now, steps_done=80).startswith("running · training · 50%")
+
+
+@pytest.mark.parametrize(("per_step", "said"), [(214.0, "214 copies"), (0.95, "1 copy"), (1.0, "1 copy"),
+                                                 (2.5, "2.5 copies"), (0.25, "0.25 copies"), (1_500.4, "1,500 copies")])
+def test_counts_are_whole_where_they_are_whole(per_step, said):
+    """Main: "214.0 copies", "0.95 calls a step" (a window's edge made one call a step read as 0.95)."""
+    from rlcore.contract.text import count_text
+
+    assert count_text(per_step, "copy", "copies") == said
+
+
+def test_two_runs_of_one_script_are_named_by_id_spoken_of_as_scripts_and_the_noise_said():
+    """Main: "b_run_eagerly.py ran 1.3x the steps/s of b_run_eagerly.py ... Same settings but the style": no ids,
+    "style" for scripts, no word that a shared machine could make that difference."""
+    now = time.time()
+
+    def run(run_id: int, speed: float, sha: str) -> Run:
+        return Run(id=run_id, kind="script", status="done", config={"path": "/w/b.py", "args": "[]"}, label="b.py",
+                   created=now, started=now, finished=now + 1,
+                   summary={"steps_per_second": speed, "train_seconds": 1.0, "shared_machine": {"sentence": "x"}},
+                   environment={"code": {"path": "/w/b.py", "sha256": sha}}, pid=None, heartbeat=None, error=None,
+                   cancel_requested=False)
+
+    said = views.comparison_sentence([run(3, 36.0, "aa"), run(4, 47.0, "aa")])
+    assert said.startswith("b.py (run 4) ran 1.3x the steps/s of b.py (run 3)"), said
+    assert "style" not in said and "The same script, unchanged, with the same arguments." in said
+    assert "Other work shared the machine while run 4 and run 3 ran" in said
+    assert "The same script, changed between them." in views.comparison_sentence([run(3, 36.0, "a"), run(4, 90, "b")])

@@ -90,7 +90,7 @@ def reproduce_section(store: Store) -> None:
             st.error(fmt.md(str(e), 400))
             st.stop()
         executor.submit(store, [*ids, bench])
-        st.switch_page("pages/runs.py", query_params={"runs": ",".join(map(str, ids)),
+        st.switch_page("app_pages/runs.py", query_params={"runs": ",".join(map(str, ids)),
                                                       "metric": fmt.metric_title(GAMES),
                                                       "x": charts.X_AXES["wall"], "smoothing": "0"})
 

@@ -77,7 +77,7 @@ def _run_a_script(store: Store) -> None:
         try:
             argv = shlex.split(args)
         except ValueError as e:
-            st.error(fmt.md(f"its arguments cannot be read: {e}.", 300))
+            st.error(fmt.md(f"its arguments cannot be read: {e}; close each quote you open.", 300))
             return
         _queue(store, {"path": path, "args": json.dumps(argv), "cwd": str(Path(path).expanduser().parent),
                        "profile": steps, "warmup": warmup, "name": ""}, label="")
@@ -105,7 +105,7 @@ def again(store: Store, run: Run, metrics: pd.DataFrame) -> None:
         now = sha256(path)
     except OSError:
         st.caption(fmt.md(f"The script {path} is no longer there as a script (gone, or no regular file now), so "
-                          "this run cannot be run again.", 300))
+                          "this run cannot be run again; profile it where it is now: rlcore profile PATH.", 300))
         return
     if then and now != then:
         st.warning(fmt.md(f"{path.name} changed since this run (its content's hash is not the one that ran); "

@@ -4,7 +4,7 @@ small batch (Keras's own docstring: "not intended for use inside of loops")."""
 from __future__ import annotations
 
 from rlcore.contract.profile import Cause
-from rlcore.contract.text import seconds_text
+from rlcore.contract.text import count_text, seconds_text
 from rlcore.tracking.causes import GUIDES, Rule, Seen, Step, register, where_of
 from rlcore.tracking.hooks import PREDICT
 
@@ -14,7 +14,7 @@ def decide(step: Step) -> Seen | None:
     if not calls:
         return None
     return Seen("model.predict in a loop", seconds,
-                f"{calls:,.1f} model.predict call{'s' if calls != 1 else ''} per step, {seconds_text(seconds / calls)} "
+                f"{count_text(calls, 'model.predict call')} per step, {seconds_text(seconds / calls)} "
                 "each", where=where_of(step, PREDICT, seconds))
 
 

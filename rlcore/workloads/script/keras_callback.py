@@ -36,6 +36,7 @@ class LabCallback(keras.callbacks.Callback):
         self._owned: Any = None  # the user-facing run this callback started and so ends
         self._first = True
         self._units = 1
+        self._begin = 0
         self._every = self._since = 0
 
     # ------------------------------------------------------------ where the run is
@@ -72,6 +73,7 @@ class LabCallback(keras.callbacks.Callback):
     # ------------------------------------------------------------ batches are steps
 
     def on_train_batch_begin(self, batch: int, logs: dict | None = None) -> None:
+        self._begin = batch
         run = self.run
         if run.step_open:
             run.end_step(self._units, compiles=self._first)
@@ -82,6 +84,12 @@ class LabCallback(keras.callbacks.Callback):
         run.begin_step()
 
     def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
+        # Keras calls this with the call's last batch as it planned it (begin + steps_per_execution - 1, past the
+        # epoch's end for its shorter last call: 200 batches at 32 a call are six of 32, then 8): the batches this
+        # call ran are those up to the epoch's last, so the count is what ran.
+        per_epoch = int((self.params or {}).get("steps") or 0)
+        last = min(batch, per_epoch - 1) if per_epoch else batch
+        self._units = max(1, last - self._begin + 1)
         if logs:  # Keras has already made them Python numbers (its own sync per batch); "loss" is the run's loss
             self.run.log(**logs)
         self._since += 1

@@ -44,7 +44,8 @@ def check(path: str | Path) -> Path:
     except FileNotFoundError:
         raise ConfigError(f"There is no script at {shown(path)}.", "path") from None
     except (OSError, ValueError) as e:  # a NUL byte, a name too long, no permission
-        raise ConfigError(f"The script {shown(path)} cannot be read: {getattr(e, 'strerror', None) or e}.",
+        raise ConfigError(f"The script {shown(path)} cannot be read: {getattr(e, 'strerror', None) or e}; check "
+                          "its path and that you may read it.",
                           "path") from None
     if stat.S_ISDIR(info.st_mode):
         raise ConfigError(f"{shown(path)} is a folder, not a script.", "path")
@@ -57,7 +58,8 @@ def check(path: str | Path) -> Path:
     try:
         source = script.read_bytes()
     except OSError as e:
-        raise ConfigError(f"The script {shown(path)} cannot be read: {e.strerror or e}.", "path") from None
+        raise ConfigError(f"The script {shown(path)} cannot be read: {e.strerror or e}; check that you may read "
+                          "it.", "path") from None
     try:
         compile(source, str(script), "exec")
     except SyntaxError as e:

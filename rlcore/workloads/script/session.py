@@ -174,7 +174,7 @@ class Session:
         if not self.explicit and not self.keras and self.auto.source.kind in ("", LOGGED):
             self.logged_steps += 1
             self.auto.boundary(LOGGED)
-        return self.run.log(**metrics)
+        return self.run.log_each(**metrics)
 
     def check_cancel(self) -> None:
         """Asked to stop (a cancel from the dashboard or the CLI): raise into the code at this step boundary (a

@@ -2,9 +2,8 @@
 
 import streamlit as st
 
-from ui import access, router, sweep_form, sweep_view
+from ui import access, sweep_form, sweep_view
 
-router.routed()  # a fresh server's folder routing runs this file alone: the router takes over
 store = access.store()
 st.title("Sweeps")
 if not sweep_view.show_from_url(store):

@@ -2,9 +2,8 @@
 
 import streamlit as st
 
-from ui import access, extras, router, run_view, runs_table
+from ui import access, extras, run_view, runs_table
 
-router.routed()  # a fresh server's folder routing runs this file alone: the router takes over
 store = access.store()
 if "run" in st.query_params:  # /?run=ID: the run opens where it is shown
     run_view.open_from_elsewhere(store)
@@ -26,7 +25,7 @@ runs = store.list_runs()
 if runs:
     st.subheader("Recent runs")
     runs_table.recent(runs)
-    st.page_link("pages/runs.py", label="All runs and comparisons", icon=":material/table_rows:")
+    st.page_link("app_pages/runs.py", label="All runs and comparisons", icon=":material/table_rows:")
 st.subheader("From the shell")
 st.caption("In the lab's folder, after `make run` or `make test` made its `.venv`:")
 st.code(

@@ -3,5 +3,4 @@ its kind's path)."""
 
 from ui import launch, router
 
-router.routed()  # a fresh server's folder routing runs this file alone: the router takes over
 launch.workload_page(router.current_kind())

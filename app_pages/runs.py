@@ -2,9 +2,8 @@
 
 import streamlit as st
 
-from ui import access, compare, router, run_view, runs_table
+from ui import access, compare, run_view, runs_table
 
-router.routed()  # a fresh server's folder routing runs this file alone: the router takes over
 store = access.store()
 st.title("Runs")
 if run_view.show_from_url(store):
