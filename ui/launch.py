@@ -36,7 +36,7 @@ def workload_page(kind: str) -> None:
     elif store.read_only:
         st.caption(fmt.md(str(store_error(PermissionError(), store.path)), 400))
     elif not result.valid:
-        st.caption("Launch is off until the setting marked above is fixed.")
+        st.caption("Launch is off until every setting marked above is fixed.")
     if clicked and result.valid and access.require_operator("launch a run"):
         launch(store, workload, result)
 

@@ -158,7 +158,7 @@ def launch_section(store: Store, sweep: SweepForm) -> None:
     if not operator:
         st.caption("Viewers can describe a sweep and share its form. " + access.viewer_help())
     elif sweep.error is not None:
-        st.caption("Launch is off until the setting marked above is fixed.")
+        st.caption("Launch is off until every setting marked above is fixed.")
     if clicked and sweep.error is None and access.require_operator("launch a sweep"):
         try:
             sweep_id, _ = sweeps.create(store, sweep.kind, sweep.base, sweep.space, label=sweep.label,

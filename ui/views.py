@@ -19,6 +19,7 @@ from rlcore.contract import profile_text, workloads
 from rlcore.contract.params import ConfigError, applies, label_of, parse_id
 from rlcore.contract.profile import Finding, Profile, of_summary
 from rlcore.contract.reporting import PHASE_PREFIX
+from rlcore.contract.text import count_text
 from rlcore.runs import finder
 from rlcore.runs.store import Run
 from rlcore.tracking import system_metrics
@@ -447,7 +448,9 @@ def summary_table(runs: list[Run]) -> pd.DataFrame:
         # A profiled run's first word is why it is as fast as it is (the seed's port: "predict-bound"), the
         # workload's own verdict beside it ("speed test": too few games to learn).
         cause = finder.leading_cause(r)
-        row = {"run": r.id, "status": r.status, "verdict": f"{cause} ({verdict_word(r)})" if cause else verdict_word(r)}
+        word = verdict_word(r)
+        row = {"run": r.id, "status": r.status,
+               "verdict": f"{cause} ({word})" if cause and not word.startswith(cause) else word}
         for h in workloads.of_run(r.kind).headlines:
             text = fmt.headline(h, workloads.headline_value(r.summary, h))
             row[h.label] = text + watched_mark(r, h) if text != "–" else text
@@ -543,9 +546,9 @@ def profile_comparison(runs: list[Run]) -> str | None:
         if p.eager_ops_per_step >= 20:
             return f"launches {p.eager_ops_per_step:,.0f} ops one by one"
         calls = p.function_calls_per_step
-        return f"makes {calls:,.2g} function call{'s' if calls != 1 else ''} ({p.ops_per_step:,.0f} ops)"
+        return f"makes {count_text(calls, 'function call')} ({p.ops_per_step:,.0f} ops)"
 
-    sentence = (f"Per profiled step {slow.label} {how(ps)} ({fmt.seconds(ps.step_seconds)}), {fast.label} "
+    sentence = (f"Per profiled step {named(slow)} {how(ps)} ({fmt.seconds(ps.step_seconds)}), {named(fast)} "
                 f"{how(pf)} ({fmt.seconds(pf.step_seconds)}): a step {step_ratio:,.1f}x shorter")
     if rate is not None:
         a, b = workloads.headline_value(fast.summary, rate), workloads.headline_value(slow.summary, rate)

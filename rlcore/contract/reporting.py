@@ -122,6 +122,11 @@ class LossWindow:
     def add_loss(self, loss: Any) -> None:
         self.losses.append(loss)
 
+    def restart(self, steps: int) -> None:
+        """The training clock starts again at zero with ``steps`` already counted (a script's set-up is no part
+        of its training): the next window's rate is measured from here, never across the restart."""
+        self._steps, self._seconds, self._span = steps, 0.0, 0.0
+
     def close(self, steps: int, seconds: float, *, last: bool = False) -> dict[str, float]:
         """The window's metrics, given the loop's total steps and training seconds so far; opens the next.
         ``last``: the loop's final record, whose window is whatever was left (a step cut short by the end of the

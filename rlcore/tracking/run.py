@@ -167,6 +167,7 @@ class TrainingRun:
         self._t0 = self.clock()
         self.off_clock_seconds = self.reporting_seconds = 0.0
         self._compiled_before_start = self.compile_seconds
+        self.window.restart(self.timed_steps)
 
     def add_compiled_step(self, seconds: float, units: int = 1) -> None:
         """A step that is known to have been one only after it ran (a first call that traced and compiled)."""

@@ -56,7 +56,7 @@ def test_two_profiles_explain_part_of_the_speed_ratio():
     graph.summary["profile"] = {"step_seconds": 0.0022, "eager_ops_per_step": 5.7, "function_calls_per_step": 1.7,
                                 "ops_per_step": 236.0}
     sentence = views.profile_comparison([naive, graph])
-    assert sentence.startswith("Per profiled step seed question: naive launches 4,250 ops one by one (200 ms)")
+    assert sentence.startswith("Per profiled step seed question: naive (run 1) launches 4,250 ops one by one (200 ms)")
     assert "a step 90.9x shorter, of the 75.0x measured in env steps/s" in sentence
 
 
