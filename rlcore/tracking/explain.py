@@ -87,6 +87,7 @@ def _as_list(seen: Seen | Iterable[Seen] | None) -> list[Any]:
 
 def _finding(rule: Rule, seen: Seen, step: Step) -> Finding:
     share = seen.share if seen.share is not None else (seen.seconds / step.seconds if step.seconds else 0.0)
+    own = rule.try_fix.name if rule.try_fix is not None else ""  # the fix the rule declares, unless it said otherwise
     return Finding(cause=rule.cause, title=seen.title, seconds_per_step=seen.seconds, share=share,
                    fix=seen.fix or rule.fix, guide=rule.guide, evidence=seen.evidence, where=seen.where,
-                   in_effect=seen.in_effect, try_fix=rule.try_fix if seen.try_fix is None else seen.try_fix)
+                   in_effect=seen.in_effect, try_fix=own if seen.try_fix is None else seen.try_fix)

@@ -54,3 +54,31 @@ def test_a_cause_added_as_one_module_is_named_in_the_cli_the_json_and_the_why_pa
     assert not at.exception
     table = at.table[0].value
     assert "a toy cause: tf.function calls" in list(table.index)
+
+
+def test_a_cause_module_brings_the_fix_the_lab_can_try_and_nothing_else_names_it(tmp_path, monkeypatch):
+    """A fix the lab can try is declared beside its rule (``Rule.try_fix``): the toy's finding names it, ``--fix``
+    takes it, its patch goes on before the script runs, and the tried run says its change. No list elsewhere."""
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    mark = tmp_path / "mark"
+    env = os.environ | install("toy_cause", "rlcore.causes", tmp_path / "site") | {
+        "RLCORE_HOME": str(tmp_path), "TOY_FIX_MARK": str(mark)}
+    script = tmp_path / "train.py"
+    script.write_text(SEED_LIKE)
+
+    def profile(*flags: str) -> dict:
+        out = tmp_path / f"out{len(list(tmp_path.glob('out*.json')))}.json"
+        done = subprocess.run([sys.executable, "-m", "rlcore", "profile", *flags, "--json", str(out), str(script),
+                               "30"], capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return json.loads(out.read_text())
+
+    base = profile("--steps", "5", "--warmup", "3")
+    toy = next(f for f in base["profile"]["findings"] if f["cause"] == "toy-bound")
+    assert toy["try_fix"] == "toy_fix" and not mark.exists()
+    tried = profile("--steps", "0", "--fix", "toy_fix", "--fix-of", str(base["run_id"]))
+    assert mark.read_text() == "applied" and tried["fix"] == {"name": "toy_fix", "change": "a toy's change",
+                                                               "of": base["run_id"]}
+    from rlcore.tracking.causes import fixes
+
+    assert "toy_fix" not in fixes()  # this process's lab never saw the plug-in: the fix lives with its rule only

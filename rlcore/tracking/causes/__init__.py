@@ -67,6 +67,17 @@ Decide = Callable[["Step"], "Seen | Iterable[Seen] | None"]
 
 
 @dataclass(frozen=True)
+class Fix:
+    """A fix the lab can try on a person's code without an edit (``rlcore profile --try-fixes``), declared beside
+    the rule that advises it: its name (``--fix NAME``), the change in words, and ``apply``, which puts its patches
+    on TensorFlow or Keras (``hooks.Patches``) before the script runs, importing them only then."""
+
+    name: str
+    change: str
+    apply: Callable[[Any], None]
+
+
+@dataclass(frozen=True)
 class Rule:
     """One cause. ``decide`` reads the step and says what it saw (None: not this cause); ``order``: rules that take
     a part of the step run before those that read what is left; ``always_named``: named whatever it costs (a cheap
@@ -81,7 +92,7 @@ class Rule:
     always_named: bool = False
     measures: tuple[str, ...] = ()
     threshold: str = ""  # its threshold, with the number it came from
-    try_fix: str = ""  # the fix the lab can apply without an edit (workloads/script/fixes.py), by name
+    try_fix: Fix | None = None  # the fix the lab can apply without an edit, declared here beside the rule
 
 
 RULES: Registry[Rule] = Registry("cause", group="rlcore.causes", env=settings.CAUSES.name,
@@ -95,6 +106,50 @@ def register(rule: Rule) -> Rule:
 def rules() -> list[Rule]:
     """Every rule, in the order the engine runs them."""
     return RULES.parts()
+
+
+def fixes() -> dict[str, Fix]:
+    """Every fix the lab can try, by name: those the rules declare (a plug-in's rule brings its own)."""
+    return {r.try_fix.name: r.try_fix for r in RULES.loaded() if r.try_fix is not None}
+
+
+def apply_fix(name: str) -> Any:
+    """Put a fix's patches on (``remove()`` on what it returns takes them off)."""
+    from rlcore.tracking.hooks import Patches
+
+    patches = Patches()
+    fixes()[name].apply(patches)
+    return patches
+
+
+def function_option(patches: Any, option: str) -> None:
+    """Every tf.function the script itself defines from now on (not a library's: Keras's own loop over batches
+    does not compile with XLA) with ``option`` on; with jit_compile, Keras's compiled training step too."""
+    import contextlib
+
+    import tensorflow as tf
+
+    from rlcore.tracking.hooks import called_by_person
+
+    def make(original: Callable) -> Callable:
+        def function(func: Any = None, *args: Any, **kwargs: Any) -> Any:
+            if called_by_person():
+                kwargs.setdefault(option, True)
+            return original(func, *args, **kwargs)
+        return function
+
+    patches.wrap(tf, "function", make)
+    if option == "jit_compile":
+        with contextlib.suppress(ImportError):
+            import keras
+
+            def compiled(original: Callable) -> Callable:
+                def compile(model: Any, *args: Any, **kwargs: Any) -> Any:
+                    kwargs["jit_compile"] = True
+                    return original(model, *args, **kwargs)
+                return compile
+
+            patches.wrap(keras.Model, "compile", compiled)
 
 
 @dataclass

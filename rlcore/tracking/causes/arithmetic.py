@@ -5,7 +5,7 @@ most of the step, or when every cause found is small (a 1% fetch must not read a
 from __future__ import annotations
 
 from rlcore.contract.profile import Cause
-from rlcore.tracking.causes import GUIDES, MIN_SHARE, Rule, Seen, Step, register
+from rlcore.tracking.causes import GUIDES, MIN_SHARE, Fix, Rule, Seen, Step, function_option, register
 
 MOST = 0.5  # of the step
 
@@ -32,6 +32,6 @@ def decide(step: Step) -> Seen | None:
 
 register(Rule("arithmetic", Cause.COMPUTE, decide, order=1000, always_named=True, measures=("kernels",),
               threshold=f"more than {MOST:.0%} of the step, or no other cause of {MIN_SHARE:.0%}",
-              try_fix="jit_compile",
+              try_fix=Fix("jit_compile", "jit_compile=True", lambda patches: function_option(patches, "jit_compile")),
               fix="only less arithmetic (a smaller model or batch) or faster hardware makes it faster; the overhead "
                   "around it is small", guide=GUIDES["profiler"]))

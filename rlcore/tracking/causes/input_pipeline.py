@@ -4,11 +4,12 @@ function and line, and a prefetch or a parallel map already in effect is never a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rlcore.contract.profile import Cause
 from rlcore.contract.text import seconds_text
-from rlcore.tracking.causes import GUIDES, MIN_SECONDS, Rule, Seen, Step, line_at, register
+from rlcore.tracking.causes import GUIDES, MIN_SECONDS, Fix, Rule, Seen, Step, line_at, register
 
 PY_OPS = ("EagerPyFunc", "PyFunc", "PyFuncStateless")
 ADVICE = {"prefetch": "dataset.prefetch(tf.data.AUTOTUNE)", "parallel": "map(..., num_parallel_calls=tf.data.AUTOTUNE)"}
@@ -52,8 +53,32 @@ def decide(step: Step) -> Seen | None:
                 + ", cache() a small dataset" + (f" ({said} already in effect)" if said else ""))
 
 
+def _parallel_input(patches: Any) -> None:
+    """Every dataset's map runs in parallel, and what the script iterates is prefetched."""
+    import tensorflow as tf
+    from tensorflow.python.data.ops import dataset_ops
+
+    def mapped(original: Callable) -> Callable:
+        def map(dataset: Any, *args: Any, **kwargs: Any) -> Any:
+            if len(args) < 2:
+                kwargs.setdefault("num_parallel_calls", tf.data.AUTOTUNE)
+            return original(dataset, *args, **kwargs)
+        return map
+
+    def iterated(original: Callable) -> Callable:
+        def __iter__(dataset: Any) -> Any:
+            if type(dataset).__name__ == "_PrefetchDataset":
+                return original(dataset)
+            return original(dataset.prefetch(tf.data.AUTOTUNE))
+        return __iter__
+
+    patches.wrap(dataset_ops.DatasetV2, "map", mapped)
+    patches.wrap(dataset_ops.DatasetV2, "__iter__", iterated)
+
+
 register(Rule("input_pipeline", Cause.INPUT, decide, order=50, measures=("IteratorGetNext", "the dataset's stages"),
               threshold="50 µs a step and 10% of it: a 0.5 ms CPU step waiting 32 µs is not input-bound, as xprof's "
-                        "5% would call it", try_fix="parallel_input",
+                        "5% would call it",
+              try_fix=Fix("parallel_input", "map(num_parallel_calls=AUTOTUNE) and prefetch(AUTOTUNE)", _parallel_input),
               fix="dataset.prefetch(tf.data.AUTOTUNE), map(..., num_parallel_calls=tf.data.AUTOTUNE), cache() a "
                   "small dataset", guide=GUIDES["data"]))

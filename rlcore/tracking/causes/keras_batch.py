@@ -4,9 +4,12 @@ remains is said, never the same fix again."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from rlcore.contract.profile import Cause
 from rlcore.contract.text import seconds_text
-from rlcore.tracking.causes import GUIDES, Rule, Seen, Step, register
+from rlcore.tracking.causes import GUIDES, Fix, Rule, Seen, Step, register
 from rlcore.tracking.hooks import LOGS
 
 SUGGESTED = 32  # batches per call the fix names (Keras's docstring: "small models with a large Python overhead")
@@ -29,7 +32,21 @@ def decide(step: Step) -> Seen | None:
     return Seen("Keras's work around every batch (steps_per_execution=1)", logs + dispatch, evidence)
 
 
+def _steps_per_execution(patches: Any) -> None:
+    """Every model the script compiles runs SUGGESTED batches per call (at least)."""
+    import keras
+
+    def make(original: Callable) -> Callable:
+        def compile(model: Any, *args: Any, **kwargs: Any) -> Any:
+            kwargs["steps_per_execution"] = max(SUGGESTED, int(kwargs.get("steps_per_execution") or 1))
+            return original(model, *args, **kwargs)
+        return compile
+
+    patches.wrap(keras.Model, "compile", make)
+
+
 register(Rule("keras_batch", Cause.KERAS, decide, order=40, measures=(LOGS, "dispatch"),
-              threshold="a share of at least 10% of the step", try_fix="steps_per_execution",
+              threshold="a share of at least 10% of the step",
+              try_fix=Fix("steps_per_execution", f"steps_per_execution={SUGGESTED}", _steps_per_execution),
               fix=f"model.compile(..., steps_per_execution={SUGGESTED}): Keras then runs {SUGGESTED} batches per call, "
                   "converts the logs and calls the callbacks once for them", guide=GUIDES["steps_per_execution"]))

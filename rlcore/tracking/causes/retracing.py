@@ -5,7 +5,7 @@ defined. With ``reduce_retracing`` already on, what remains is said."""
 from __future__ import annotations
 
 from rlcore.contract.profile import Cause
-from rlcore.tracking.causes import GUIDES, Rule, Seen, Step, line_at, register
+from rlcore.tracking.causes import GUIDES, Fix, Rule, Seen, Step, function_option, line_at, register
 
 
 def decide(step: Step) -> Seen | None:
@@ -37,6 +37,8 @@ def decide(step: Step) -> Seen | None:
 
 
 register(Rule("retracing", Cause.RETRACING, decide, order=60, always_named=True, measures=("tracing_count",),
-              threshold="any retrace inside the window", try_fix="reduce_retracing",
+              threshold="any retrace inside the window",
+              try_fix=Fix("reduce_retracing", "reduce_retracing=True",
+                          lambda patches: function_option(patches, "reduce_retracing")),
               fix="pass tensors (tf.constant) instead of Python numbers, or give the function an input_signature "
                   "(or reduce_retracing=True); define it once, outside the loop", guide=GUIDES["retracing"]))

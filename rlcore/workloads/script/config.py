@@ -7,8 +7,6 @@ from dataclasses import dataclass
 
 from rlcore.contract.params import ConfigError, check_fields, param, profile_param, shown
 
-# The fixes the lab can try without an edit (carried out in fixes.py, which imports TensorFlow only when applied).
-FIXES = ("steps_per_execution", "jit_compile", "reduce_retracing", "predict", "parallel_input")
 WARMUP = 10  # steps before a profile window: the first ones trace, compile and warm caches (the TF guide's advice)
 
 
@@ -26,8 +24,8 @@ class ScriptConfig:
     sha256: str = param("", "The script's content hash when the run was made: a run again says when it changed.",
                         advanced=True)
     name: str = param("", "What the run is called when nobody labels it (the script's file name).", advanced=True)
-    fix: str = param("", "A fix the lab applies without editing the script, to measure it (" + ", ".join(FIXES) +
-                     "); empty: none.", advanced=True)
+    fix: str = param("", "A fix the lab applies without editing the script, to measure it (one a cause's rule "
+                     "declares: steps_per_execution, jit_compile, predict, ...); empty: none.", advanced=True)
     fix_of: int = param(0, "The run whose script this run tries a fix on (0: none).", lo=0, hi=2**63 - 1,
                         advanced=True)
     causes: str = param("", "The cause plug-ins (RLCORE_CAUSES) asked for when the run was made: the run is read "
@@ -36,8 +34,12 @@ class ScriptConfig:
     def __post_init__(self) -> None:
         check_fields(self)
         _ = self.argv
-        if self.fix and self.fix not in FIXES:
-            raise ConfigError(f"fix must be one of {', '.join(FIXES)}, not {shown(self.fix)}.", "fix")
+        if self.fix:
+            from rlcore.tracking.causes import fixes  # declared beside their rules (a plug-in's bring their own)
+
+            known = fixes()
+            if self.fix not in known:
+                raise ConfigError(f"fix must be one of {', '.join(known)}, not {shown(self.fix)}.", "fix")
 
     @property
     def argv(self) -> list[str]:

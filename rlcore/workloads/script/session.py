@@ -66,9 +66,9 @@ class Session:
     def start(self) -> Session:
         self.run.start(TRAINING)
         if self.cfg.fix:  # a fix tried on the script: its patches before any of the script runs
-            from rlcore.workloads.script import fixes
+            from rlcore.tracking.causes import apply_fix
 
-            self._fix = fixes.apply(self.cfg.fix)
+            self._fix = apply_fix(self.cfg.fix)
         self.auto.install()
         self.datasets.install()
         self._give_fit_the_callback()
@@ -137,9 +137,9 @@ class Session:
         if self.run.diverged:
             summary["diverged"] = self.run.diverged
         if self.cfg.fix:
-            from rlcore.workloads.script import fixes
+            from rlcore.tracking.causes import fixes
 
-            summary["fix"] = {"name": self.cfg.fix, "change": fixes.describe(self.cfg.fix), "of": self.cfg.fix_of}
+            summary["fix"] = {"name": self.cfg.fix, "change": fixes()[self.cfg.fix].change, "of": self.cfg.fix_of}
         batch = self.keras.get("batch_size")
         if batch:
             summary["batch_size"] = batch
