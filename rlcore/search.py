@@ -21,6 +21,7 @@ from typing import Any
 
 from rlcore.contract import workloads
 from rlcore.contract.params import ConfigError, check_value, label_of, parse_float, parse_int
+from rlcore.contract.status import RunStatus
 
 MAX_MEMBERS = 1000
 SEED_FIELD = "seed"
@@ -283,7 +284,7 @@ def aggregate(workload: workloads.Workload, varied: Sequence[str],
         groups.setdefault(tuple(_hashable(config.get(k)) for k in varied), []).append((config, status, summary))
     out = []
     for key, rows in groups.items():
-        done = [s for _, status, s in rows if status == "done" and s]
+        done = [s for _, status, s in rows if status == RunStatus.DONE and s]
         means, spreads = {}, {}
         for h in workload.headlines:
             values = [v for v in (workloads.headline_value(s, h) for s in done) if v is not None]

@@ -11,6 +11,7 @@ import streamlit as st
 
 from rlcore.contract import workloads
 from rlcore.contract.params import ConfigError, parse_id
+from rlcore.contract.status import RunStatus
 from rlcore.runs import history
 from rlcore.runs.store import Run, Store, StoreError
 from ui import access, charts, extras, fmt, forms, plotly_live, router, share, views, why
@@ -129,7 +130,7 @@ def _status(store: Store, run: Run, every: float | None) -> Run | None:
         return None
     if current.status != run.status:
         st.rerun()
-    if every is not None and current.status == "running":
+    if every is not None and current.status == RunStatus.RUNNING:
         with contextlib.suppress(StoreError):  # a read-only store: the run is not ours to mark
             store.note_watched(run.id, every)
     if current.error:

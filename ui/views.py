@@ -19,6 +19,7 @@ from rlcore.contract import profile_text, workloads
 from rlcore.contract.params import ConfigError, applies, label_of, parse_id
 from rlcore.contract.profile import Finding, Profile, of_summary
 from rlcore.contract.reporting import PHASE_PREFIX
+from rlcore.contract.status import RunStatus
 from rlcore.contract.text import count_text
 from rlcore.runs import finder
 from rlcore.runs.store import Run
@@ -45,7 +46,7 @@ def parse_run_ids(text: str, known: Iterable[int]) -> list[int]:
 
 def verdict(run: Run) -> workloads.Verdict | None:
     """The run judged by its workload's yardstick; None while it has no result to judge."""
-    if not run.summary or run.status not in ("done", "cancelled"):
+    if not run.summary or run.status not in (RunStatus.DONE, RunStatus.CANCELLED):
         return None
     workload = workloads.of_run(run.kind)
     if not workloads.WORKLOADS.has(run.kind):  # no config to read: the stand-in says why in one sentence
@@ -153,8 +154,8 @@ def sweeps_table(sweeps: Iterable[Any], members: Mapping[int, list[Run]], path: 
         workload = workloads.get(sweep.kind)
         ended = sum(not r.live for r in runs)
         counts = sweep_results.status_counts(runs)
-        status = ("running" if counts.get("running") else "queued") if ended < len(runs) else \
-            "done" if counts.get("done") == len(runs) else ", ".join(f"{n:,} {k}" for k, n in counts.items())
+        status = (RunStatus.RUNNING if counts.get("running") else "queued") if ended < len(runs) else \
+            RunStatus.DONE if counts.get("done") == len(runs) else ", ".join(f"{n:,} {k}" for k, n in counts.items())
         best = ""
         if runs and ended == len(runs):
             h, _ = sweep_results.ranked_by(workload, runs)
@@ -170,7 +171,7 @@ def sweeps_table(sweeps: Iterable[Any], members: Mapping[int, list[Run]], path: 
 
 
 def progress(run: Run) -> float:
-    if run.status == "done":
+    if run.status == RunStatus.DONE:
         return 1.0
     return float(run.progress or 0.0)
 
@@ -185,9 +186,9 @@ def progress_text(run: Run, now: float | None = None, steps_done: int = 0) -> st
         parts.append("cancel requested")
     if run.phase:
         parts.append(run.phase)
-    if run.status == "running" and not share and steps_done:
+    if run.status == RunStatus.RUNNING and not share and steps_done:
         parts.append(f"{steps_done:,} step{'s' if steps_done != 1 else ''} so far")
-    elif run.status == "running":
+    elif run.status == RunStatus.RUNNING:
         parts.append(f"{share:.0%}")
         elapsed = now - (run.started or now)
         if 0.02 < share < 1 and elapsed > 1:
@@ -368,7 +369,7 @@ def comparison_sentence(runs: list[Run]) -> str | None:
     """The headline of a comparison of finished runs of one workload: how much more throughput the fastest has
     than the slowest, said as a finding only when it exceeds this machine's run-to-run noise, with what else the
     two runs differ in than the execution style, and, when style is all they differ in, how long each trained."""
-    done = [r for r in runs if r.status == "done" and r.summary]
+    done = [r for r in runs if r.status == RunStatus.DONE and r.summary]
     if len(done) < 2 or len({r.kind for r in done}) > 1:
         return None
     workload = workloads.of_run(done[0].kind)
@@ -524,7 +525,7 @@ def profiled(runs: Iterable[Run]) -> list[tuple[Run, Profile]]:
     """The finished runs that hold a readable profile, each with it."""
     out = []
     for r in runs:
-        p = of_summary(r.summary) if r.status == "done" else None
+        p = of_summary(r.summary) if r.status == RunStatus.DONE else None
         if p is not None and p.ok and p.step_seconds:
             out.append((r, p))
     return out

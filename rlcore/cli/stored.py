@@ -18,6 +18,7 @@ from rlcore.cli.common import (
 from rlcore.cli.train import write_result
 from rlcore.contract import workloads
 from rlcore.contract.params import LABEL_MAX, ConfigError, check_text, label_of, parse_float, parse_id, parse_int
+from rlcore.contract.status import RunStatus
 from rlcore.runs import finder
 
 
@@ -74,7 +75,7 @@ def _follow_sweep(store: Any, sweep_id: int, run_ids: list[int], quiet: bool) ->
             ended = sum(not r.live for r in runs)
             if bar is not None:
                 bar.n = ended
-                live = next((r for r in runs if r.status == "running"), None)
+                live = next((r for r in runs if r.status == RunStatus.RUNNING), None)
                 bar.set_postfix_str(printable(f"now: {live.label}" if live else ""), refresh=True)
             if ended == len(runs):
                 break
@@ -329,7 +330,7 @@ def _edit_run(store: Any, run: Any, args: argparse.Namespace) -> int:
 
 
 def _verdict(run: Any) -> dict[str, str] | None:
-    if run.status not in ("done", "cancelled") or not run.summary:
+    if run.status not in (RunStatus.DONE, RunStatus.CANCELLED) or not run.summary:
         return None
     workload = workloads.of_run(run.kind)  # a kind this lab does not have: its stand-in's one sentence
     if not workloads.WORKLOADS.has(run.kind):

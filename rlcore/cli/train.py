@@ -24,6 +24,7 @@ from rlcore.contract import profile_text, workloads
 from rlcore.contract.params import LABEL_MAX, ConfigError, check_text, style_of
 from rlcore.contract.profile import Profile
 from rlcore.contract.reporting import STEPS_PER_S, TRAINING, Record, RunInfo
+from rlcore.contract.status import RunStatus
 from rlcore.contract.text import amount_text, percent_text
 from rlcore.tracking.machine import DeviceError, check_device, prepare_process
 
@@ -278,12 +279,14 @@ def _try_one(args: argparse.Namespace, document: dict[str, Any], name: str, boun
 
 
 def _fail_hung(run_id: int, name: str, waited: float) -> None:
+    from rlcore.runs.lifecycle import RunLifecycle
     from rlcore.runs.store import Store
 
     store = Store()
     for run in store.list_runs():
         if run.config.get("fix_of") == run_id and run.config.get("fix") == name and run.live:
-            store.finish(run.id, "failed", error=f"the fix run did not end within {waited:,.0f} s and was stopped")
+            RunLifecycle.ended_elsewhere(store, run.id, RunStatus.FAILED,
+                                         f"the fix run did not end within {waited:,.0f} s and was stopped")
 
 
 def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset: str | None = None,
@@ -292,6 +295,7 @@ def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset:
     """Train a run in this process with a progress bar, stored like any other from its first step (so the dashboard
     shows it live); then its numbers, verdict and profile on the terminal."""
     from rlcore.runs import lifecycle, service, worker
+    from rlcore.runs.lifecycle import RunLifecycle
     from rlcore.runs.store import Store
     from rlcore.tracking.capture import PROFILE_DIR
 
@@ -309,7 +313,7 @@ def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset:
                 for device in workloads.devices_of(cfg):
                     check_device(device)  # a GPU TensorFlow cannot see is bad input: one sentence, nothing trained
         except DeviceError as e:
-            store.finish(run_id, "failed", error=str(e))
+            RunLifecycle.ended_elsewhere(store, run_id, RunStatus.FAILED, str(e))
             return fail(str(e))
         sharing = lifecycle.sharing_sentence(store, run_id)
         if sharing:
@@ -319,11 +323,12 @@ def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset:
     except KeyboardInterrupt:  # Ctrl-C while TensorFlow starts, before the run's own life began: cancelled
         run = store.get_run(run_id)
         if run is not None and run.live:
-            store.finish(run_id, "cancelled", error="interrupted (Ctrl-C) before it began training")
+            RunLifecycle.ended_elsewhere(store, run_id, RunStatus.CANCELLED,
+                                         "interrupted (Ctrl-C) before it began training")
         print(f"error: run {run_id} cancelled: interrupted (Ctrl-C) before it began training", file=sys.stderr)
         return EXIT_CANCELLED
     if ended is None or ended.summary is None:
-        status = ended.status if ended is not None else "cancelled"
+        status = ended.status if ended is not None else RunStatus.CANCELLED
         error = ended.error if ended is not None else "it was cancelled before it began"
         print(f"error: run {run_id} {status}: {printable(error)} (its log: {store.run_dir(run_id) / worker.LOG_NAME})",
               file=sys.stderr)
@@ -332,7 +337,7 @@ def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset:
             write_result(json_path, json.dumps({"run_id": run_id, "status": status, "error": error,
                                                 "environment": run.environment if run else None},
                                                indent=2).encode(), "--json")
-        return EXIT_CANCELLED if status == "cancelled" else EXIT_FAILED
+        return EXIT_CANCELLED if status == RunStatus.CANCELLED else EXIT_FAILED
     summary = ended.summary
     verdict = workload.judge(cfg, summary)
     run = store.get_run(run_id)
@@ -356,7 +361,7 @@ def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset:
     if since:
         print(since)
     print(f"stored as run {run_id} in {store.path}: rlcore runs show {run_id}")
-    return EXIT_CANCELLED if ended.status == "cancelled" else 0
+    return EXIT_CANCELLED if ended.status == RunStatus.CANCELLED else 0
 
 
 def print_profile(data: dict[str, Any] | None) -> None:
@@ -405,6 +410,7 @@ def write_result(path: Path, data: bytes, flag: str) -> None:
 
 def _detach(kind: str, cfg: Any, label: str, preset: str | None, engine: str | None = None) -> int:
     from rlcore.runs import executor, service
+    from rlcore.runs.lifecycle import RunLifecycle
     from rlcore.runs.store import Store
 
     store = Store()
@@ -415,11 +421,11 @@ def _detach(kind: str, cfg: Any, label: str, preset: str | None, engine: str | N
     try:
         executor.submit(store, [run_id])
     except ConfigError as e:  # it cannot reach its engine (no Ray cluster answers): the run it made is taken back
-        store.finish(run_id, "failed", error=str(e))
+        RunLifecycle.ended_elsewhere(store, run_id, RunStatus.FAILED, str(e))
         store.delete_run(run_id)
         return fail(str(e))
     run = store.get_run(run_id)
-    if run is not None and run.status == "failed":
+    if run is not None and run.status == RunStatus.FAILED:
         return fail(f"run {run_id} could not start: {run.error}")
     print(f"queued run {run_id} in {store.path}; follow it with: python -m rlcore runs show {run_id}")
     print(run_id)

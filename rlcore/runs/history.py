@@ -11,6 +11,7 @@ from typing import Any
 from rlcore.contract import workloads
 from rlcore.contract.profile import of_summary
 from rlcore.contract.reporting import LOSS
+from rlcore.contract.status import RunStatus
 from rlcore.runs.store import Run, Store
 
 NOISE = 1.3  # two runs of the same code on one machine differ this much by chance (ui.views.NOISE_RATIO)
@@ -27,15 +28,15 @@ def previous_of(run: Run, runs: Iterable[Run]) -> Run | None:
     path = code_path(run)
     if not path or run.config.get(TRY_OF):  # a fix tried on a run is compared with that run (tries_of)
         return None
-    earlier = [r for r in runs if r.id < run.id and r.status == "done" and r.kind == run.kind and code_path(r) == path
-               and not r.config.get(TRY_OF)]
+    earlier = [r for r in runs if r.id < run.id and r.status == RunStatus.DONE and r.kind == run.kind
+               and code_path(r) == path and not r.config.get(TRY_OF)]
     return max(earlier, key=lambda r: r.id, default=None)
 
 
 def since_sentence(run: Run, runs: Iterable[Run]) -> str | None:
     """"Since run 13 (the same script): model.predict in a loop gone; 6.6x faster." None without a previous run."""
     previous = previous_of(run, runs)
-    if previous is None or run.status != "done":
+    if previous is None or run.status != RunStatus.DONE:
         return None
     rate = next((h for h in workloads.of_run(run.kind).headlines if h.unit.endswith("/s")), None)
     parts = []
@@ -73,11 +74,11 @@ def tries_of(store: Store, run: Run) -> list[dict[str, Any]]:
     out = []
     for tried in sorted((r for r in store.list_runs() if r.config.get(TRY_OF) == run.id), key=lambda r: r.id):
         fix = (tried.summary or {}).get("fix") or {}
-        speed = workloads.headline_value(tried.summary, rate) if rate and tried.status == "done" else None
+        speed = workloads.headline_value(tried.summary, rate) if rate and tried.status == RunStatus.DONE else None
         out.append({"fix": tried.config.get("fix", ""), "change": fix.get("change") or tried.config.get("fix", ""),
                     "run_id": tried.id, "status": tried.status, "steps_per_second": speed,
                     "ratio": speed / base if speed and base else None,
-                    "loss": _loss_alike(store, run.id, tried.id) if tried.status == "done" else None})
+                    "loss": _loss_alike(store, run.id, tried.id) if tried.status == RunStatus.DONE else None})
     return out
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from rlcore.contract.reporting import BufferedReporter, DivergedError, Reporter, RunInfo
+from rlcore.contract.status import RunStatus
 from rlcore.contract.workloads import Outcome
 from rlcore.runs.store import Store, StoreError
 from rlcore.tracking.hooks import interrupts_deferred
@@ -118,24 +119,31 @@ class RunLifecycle:
                 outcome = train(self.reporter)
             return self.done(outcome)
         except DivergedError as e:
-            return self.fail("diverged", str(e))
+            return self.fail(RunStatus.DIVERGED, str(e))
         except KeyboardInterrupt:  # Ctrl-C on a run in the foreground: it ends as cancelled, its numbers kept
             with interrupts_deferred(swallow=True):  # another Ctrl-C meanwhile: the end is written all the same
-                return self.fail("cancelled", "interrupted (Ctrl-C)")
+                return self.fail(RunStatus.CANCELLED, "interrupted (Ctrl-C)")
         except Exception as e:
             self._traceback()
-            return self.fail("failed", _said(e))
+            return self.fail(RunStatus.FAILED, _said(e))
 
     def done(self, outcome: Outcome) -> Ended:
         """The training returned: done, or cancelled when it stopped for a cancel; the summary with the sink's
         notes."""
         self.reporter.flush()  # the machine's last reading
-        status = "cancelled" if outcome.stopped and self.reporter.cancelled else "done"
+        status = RunStatus.CANCELLED if outcome.stopped and self.reporter.cancelled else RunStatus.DONE
         ended = Ended(status, dict(outcome.summary) | self.sink.notes(), artifacts=outcome.artifacts)
         self.sink.ended(ended)
         return ended
 
-    def fail(self, status: str, error: str) -> Ended:
+    @staticmethod
+    def ended_elsewhere(store: Store, run_id: int, status: RunStatus, error: str | None) -> None:
+        """The end of a run whose own life could not write it: its worker never started or died, it was killed after
+        a cancel's grace, a cluster lost it, or it was interrupted before its life began. Written here too, so every
+        end a run gets is written by this class; one the run already recorded stands (``Store.finish`` keeps it)."""
+        store.finish(run_id, status, error=error)
+
+    def fail(self, status: RunStatus, error: str) -> Ended:
         """The run ends without a summary (failed, diverged, cancelled by Ctrl-C), its rows so far kept."""
         with contextlib.suppress(Exception):
             self.reporter.flush()
@@ -176,8 +184,8 @@ class RunLifecycle:
             if (self.grace is not None and self._cancel_heard and time.monotonic() - self._cancel_heard > self.grace
                     and not self._stop.is_set()):
                 with contextlib.suppress(Exception):
-                    self.sink.ended(Ended("cancelled", error=f"stopped: the training did not reach a point where it "
-                                          f"can stop within {self.grace:g} s of the cancel"))
+                    self.sink.ended(Ended(RunStatus.CANCELLED, error="stopped: the training did not reach a point "
+                                          f"where it can stop within {self.grace:g} s of the cancel"))
                 os._exit(0)  # the whole process, lock included: the queue goes on
 
     def _traceback(self) -> None:
@@ -225,7 +233,7 @@ class StoreSink:
                 try:  # the run's files first: a disk too full for them fails the run with that cause
                     self.store.save_artifacts(self.run_id, ended.artifacts)
                 except StoreError as e:
-                    ended = Ended("failed", error=str(e))
+                    ended = Ended(RunStatus.FAILED, error=str(e))
             self._patiently(lambda: self.store.finish(self.run_id, ended.status, summary=ended.summary,
                                                        error=ended.error))
         finally:

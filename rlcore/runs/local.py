@@ -24,10 +24,11 @@ from typing import Any
 
 from rlcore.contract import settings
 from rlcore.contract.params import ConfigError
+from rlcore.contract.status import RunStatus
 from rlcore.contract.workloads import devices_of, threads_of
 from rlcore.contract.workloads import get as get_workload
 from rlcore.runs import executor
-from rlcore.runs.lifecycle import WAITABLE
+from rlcore.runs.lifecycle import WAITABLE, RunLifecycle
 from rlcore.runs.store import ACTIVE, HOST, WORKER_DIED, Store, StoreError
 from rlcore.runs.worker import execute
 from rlcore.tracking.capture import PROFILE_DIR
@@ -56,7 +57,8 @@ def launch(store: Store, run_id: int) -> None:
     try:
         ensure_runner(store)
     except OSError as e:
-        store.finish(run_id, "failed", error=f"{LAUNCH_FAILED}: {e.strerror or e} ({e.filename or sys.executable}).")
+        RunLifecycle.ended_elsewhere(store, run_id, RunStatus.FAILED,
+                                     f"{LAUNCH_FAILED}: {e.strerror or e} ({e.filename or sys.executable}).")
 
 
 def ensure_runner(store: Store) -> None:
@@ -138,11 +140,13 @@ def _run_one(store: Store, run_id: int) -> None:
                                     cwd=PROJECT_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log,
                                     stderr=subprocess.STDOUT, start_new_session=True)
     except OSError as e:
-        store.finish(run_id, "failed", error=f"{LAUNCH_FAILED}: {e.strerror or e} ({e.filename or sys.executable}).")
+        RunLifecycle.ended_elsewhere(store, run_id, RunStatus.FAILED,
+                                     f"{LAUNCH_FAILED}: {e.strerror or e} ({e.filename or sys.executable}).")
         return
     store.set_pid(run_id, proc.pid)
     proc.wait()
-    store.finish(run_id, "failed", error=WORKER_DIED)  # changes nothing if the worker recorded its end
+    RunLifecycle.ended_elsewhere(store, run_id, RunStatus.FAILED,
+                                 WORKER_DIED)  # changes nothing if the worker recorded its end
 
 
 def cancel(store: Store, run_id: int, grace_seconds: float = 3.0) -> str:
@@ -163,7 +167,8 @@ def cancel(store: Store, run_id: int, grace_seconds: float = 3.0) -> str:
     if run and run.status in ACTIVE and run.pid:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(run.pid, signal.SIGTERM)
-        store.finish(run_id, "cancelled", error=f"terminated: the worker did not stop within {grace_seconds:g} s")
+        RunLifecycle.ended_elsewhere(store, run_id, RunStatus.CANCELLED,
+                                     f"terminated: the worker did not stop within {grace_seconds:g} s")
     run = store.get_run(run_id)
     return run.status if run else "deleted"
 
@@ -175,13 +180,13 @@ def run_worker(run_id: int, store: Store | None = None) -> int:
     if run is None:
         print(f"run {run_id} does not exist.", file=sys.stderr)
         return 2
-    if run.status != "queued":
+    if run.status != RunStatus.QUEUED:
         return 0  # cancelled meanwhile
     try:  # validated where it is trained (and at the edge, when it was stored)
         workload = get_workload(run.kind)
         cfg = workload.make_config(run.config)
     except ConfigError as e:  # a stored config this version no longer accepts: the run fails, the queue goes on
-        store.finish(run_id, "failed", error=f"{LAUNCH_FAILED}: {e}")
+        RunLifecycle.ended_elsewhere(store, run_id, RunStatus.FAILED, f"{LAUNCH_FAILED}: {e}")
         return 0
     # Before TensorFlow starts in this process: it reads the device and the XLA cache setting only then. A profile's
     # capture goes straight into the run's folder.
@@ -277,7 +282,7 @@ def runner_alive(store: Store) -> bool:
 def local_run_alive(store: Store) -> int | None:
     """A local run whose worker process still lives (even one a dead runner left behind), or None."""
     return next((run_id for run_id, pid, status, _, host in store.live_runs(NAME)
-                 if status == "running" and host in (None, HOST) and pid_alive(pid)), None)
+                 if status == RunStatus.RUNNING and host in (None, HOST) and pid_alive(pid)), None)
 
 
 def reconcile(store: Store) -> dict[int, str]:
@@ -285,7 +290,7 @@ def reconcile(store: Store) -> dict[int, str]:
     ones older than the store's start grace that no queue runner will ever start (none is alive)."""
     now = time.time()
     rows = store.live_runs(NAME)
-    waiting = [r for r in rows if r[1] is None and r[2] == "queued" and now - r[3] > store.start_grace]
+    waiting = [r for r in rows if r[1] is None and r[2] == RunStatus.QUEUED and now - r[3] > store.start_grace]
     ended = {run_id: NEVER_STARTED for run_id, *_ in waiting} if waiting and not runner_alive(store) else {}
     ended |= {run_id: WORKER_DIED for run_id, pid, _, _, host in rows
               if pid is not None and host in (None, HOST) and not pid_alive(pid)}

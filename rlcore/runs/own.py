@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from rlcore.contract import workloads
+from rlcore.contract.status import RunStatus
 from rlcore.contract.workloads import CodeSession, Outcome
 from rlcore.runs import service
 from rlcore.runs.lifecycle import RunLifecycle, StoreSink
@@ -65,7 +66,7 @@ class OwnRun:
         with self.session.step(units):
             yield
 
-    def finish(self, status: str = "done", error: str | None = None) -> None:
+    def finish(self, status: str = RunStatus.DONE, error: str | None = None) -> None:
         if not self._here() or self._life is None:  # a run init joined is its script's to end
             return
         self._finished = True
@@ -73,9 +74,9 @@ class OwnRun:
             summary = self.session.finish(self.session.end())
         finally:
             self._life.stop_beating()
-        if status == "done" and summary.get("diverged"):
+        if status == RunStatus.DONE and summary.get(RunStatus.DIVERGED):
             ended = self._life.fail("diverged", summary["diverged"])
-        elif status == "done":
+        elif status == RunStatus.DONE:
             ended = self._life.done(Outcome(summary, stopped=self.stopped))
         else:
             ended = self._life.fail(status, error or status)
@@ -98,7 +99,7 @@ class OwnRun:
     def _at_exit(self) -> None:
         if self in _OPEN_FITS:
             _OPEN_FITS.discard(self)
-            self.finish("failed", FIT_RAISED)
+            self.finish(RunStatus.FAILED, FIT_RAISED)
         else:
             self.finish()
 
@@ -128,17 +129,17 @@ _OPEN_FITS: set[OwnRun] = set()
 def _ended_by(kind: type[BaseException], error: BaseException | None) -> tuple[str, str]:
     """A run's end from what ended its block, as a shell reads an exit: sys.exit(0) or sys.exit() is done."""
     if issubclass(kind, SystemExit) and getattr(error, "code", None) in (0, None):
-        return "done", ""
+        return RunStatus.DONE, ""
     if issubclass(kind, KeyboardInterrupt):
-        return "cancelled", "interrupted (Ctrl-C)"
-    return "failed", f"{kind.__name__}: {error}" if str(error) else kind.__name__
+        return RunStatus.CANCELLED, "interrupted (Ctrl-C)"
+    return RunStatus.FAILED, f"{kind.__name__}: {error}" if str(error) else kind.__name__
 
 
 def init(name: str = "", *, profile: int = 0, warmup: int = 10, home: str | Path | None = None) -> OwnRun:
     """Start a run of this process's own training (or join the one ``rlcore profile`` started for it)."""
     for raised in list(_OPEN_FITS):  # a fit that raised and was caught: its run ended then, failed
         _OPEN_FITS.discard(raised)
-        raised.finish("failed", FIT_RAISED)
+        raised.finish(RunStatus.FAILED, FIT_RAISED)
     code = workloads.code_workload()
     own = code.own_code
     joined = own.joined()

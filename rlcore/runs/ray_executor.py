@@ -31,6 +31,7 @@ from typing import Any
 
 from rlcore.contract import settings, workloads
 from rlcore.contract.params import ConfigError
+from rlcore.contract.status import RunStatus
 from rlcore.runs.executor import Executor, register
 from rlcore.runs.lifecycle import Ended, RunLifecycle
 from rlcore.runs.store import Store, StoreError
@@ -200,8 +201,9 @@ class Service:
     def _lose_orphans(self) -> None:
         """Ray runs that were running under an earlier service (the head restarted) can never report again."""
         for run in self.store.list_runs():
-            if run.executor == "ray" and run.status == "running":
-                self.store.finish(run.id, "failed", error="lost: the cluster's rlcore service restarted while it ran")
+            if run.executor == "ray" and run.status == RunStatus.RUNNING:
+                RunLifecycle.ended_elsewhere(self.store, run.id, RunStatus.FAILED,
+                                             "lost: the cluster's rlcore service restarted while it ran")
 
     def _loop(self) -> None:
         while True:
@@ -251,19 +253,21 @@ class Service:
         try:
             result = ray.get(ref)
         except ray.exceptions.TaskCancelledError:
-            self.store.finish(run_id, "cancelled", error="stopped: it did not reach a point where it can stop "
-                              f"within {CANCEL_GRACE_SECONDS:g} s of the cancel" if run and run.status == "running"
-                              else None)
+            late = run is not None and run.status == RunStatus.RUNNING
+            RunLifecycle.ended_elsewhere(self.store, run_id, RunStatus.CANCELLED,
+                                         "stopped: it did not reach a point where it can stop within "
+                                         f"{CANCEL_GRACE_SECONDS:g} s of the cancel" if late else None)
             return
         except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError, ray.exceptions.LocalRayletDiedError,
                 ray.exceptions.ObjectLostError, ray.exceptions.OwnerDiedError) as e:
             if run is not None and run.cancel_requested:
-                self.store.finish(run_id, "cancelled", error="stopped by force after the cancel's grace period")
+                RunLifecycle.ended_elsewhere(self.store, run_id, RunStatus.CANCELLED,
+                                             "stopped by force after the cancel's grace period")
                 return
-            self.store.finish(run_id, "failed", error=self._crash_reason(run_id, e))
+            RunLifecycle.ended_elsewhere(self.store, run_id, RunStatus.FAILED, self._crash_reason(run_id, e))
             return
         except ray.exceptions.RayError as e:
-            self.store.finish(run_id, "failed", error=str(e).strip().splitlines()[-1][:300])
+            RunLifecycle.ended_elsewhere(self.store, run_id, RunStatus.FAILED, str(e).strip().splitlines()[-1][:300])
             return
         if result is None:
             return  # cancelled before it started: recorded by the store already
@@ -293,12 +297,12 @@ class Service:
                 continue
             if run.cancel_requested:
                 first = self.cancel_seen.setdefault(run_id, now)
-                if run.status == "cancelled":  # still waiting for a node: drop it at once
+                if run.status == RunStatus.CANCELLED:  # still waiting for a node: drop it at once
                     ray.cancel(ref, force=False)
                 elif now - first > CANCEL_GRACE_SECONDS:
                     ray.cancel(ref, force=True)
                 continue
-            if run.status != "queued":
+            if run.status != RunStatus.QUEUED:
                 continue
             needs = _requirements(run.config)
             if any(all(n["Resources"].get(k, 0.0) >= v for k, v in needs.items()) for n in nodes):
@@ -309,7 +313,8 @@ class Service:
             waited = now - self.submitted.get(run_id, now)
             if waited > self.unplaceable_seconds:
                 ray.cancel(ref, force=False)
-                self.store.finish(run_id, "failed", error=f"no node of the cluster can run it: it needs {missing} "
+                RunLifecycle.ended_elsewhere(self.store, run_id, RunStatus.FAILED,
+                                             f"no node of the cluster can run it: it needs {missing} "
                                   f"and none of the {len(nodes)} nodes offers that")
             else:
                 self._tell(run_id, f"waiting: no node offers {missing}; it fails after "
@@ -384,7 +389,7 @@ def _execute(run_id: int, kind: str, config: dict[str, Any], service: Any) -> di
         return None
     began = time.time()
     ended = life.run(lambda reporter: workload.train(cfg, reporter))
-    if ended.status not in ("done", "cancelled") or ended.summary is None:
+    if ended.status not in (RunStatus.DONE, RunStatus.CANCELLED) or ended.summary is None:
         return {"status": ended.status, "error": ended.error}
     # When the task ended, so the cost of getting its result into the store can be measured.
     timing = {"task_seconds": time.time() - began, "task_ended": time.time()}

@@ -30,10 +30,11 @@ import pandas as pd
 
 from rlcore.contract import settings
 from rlcore.contract.params import LABEL_MAX, NOTES_MAX, ConfigError, check_text
+from rlcore.contract.status import LIVE, RunStatus
 from rlcore.contract.workloads import WORKLOADS
 
-STATUSES = ("queued", "running", "done", "failed", "cancelled", "diverged")
-ACTIVE = ("queued", "running")
+STATUSES = tuple(RunStatus)
+ACTIVE = LIVE
 WORKER_DIED = "worker died"
 HEARTBEAT_STALE_SECONDS = 30.0  # no heartbeat for this long: the run is "unresponsive" (not dead)
 TAG_MAX, MAX_TAGS = 40, 20  # characters of a tag, tags of a run
@@ -269,7 +270,7 @@ class Run:
 
     def unresponsive_for(self, now: float | None = None) -> float | None:
         """Seconds since the last heartbeat of a running run that has gone quiet (None while it beats)."""
-        if self.status != "running" or self.heartbeat is None:
+        if self.status != RunStatus.RUNNING or self.heartbeat is None:
             return None
         quiet = (now or time.time()) - self.heartbeat
         return quiet if quiet > HEARTBEAT_STALE_SECONDS else None
@@ -657,7 +658,7 @@ class Store:
     def _seen(self, run: Run) -> Run:
         """A run as readers see it: one whose end could not be written yet is shown as it ended."""
         error = self._unrecorded.get(run.id)
-        return dataclasses.replace(run, status="failed", error=error) if error and run.live else run
+        return dataclasses.replace(run, status=RunStatus.FAILED, error=error) if error and run.live else run
 
     @staticmethod
     def _fail(db: sqlite3.Connection, run_id: int, error: str, now: float) -> None:

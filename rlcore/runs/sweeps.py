@@ -14,6 +14,7 @@ from typing import Any
 from rlcore import search
 from rlcore.contract import workloads
 from rlcore.contract.params import label_of
+from rlcore.contract.status import RunStatus
 from rlcore.runs import executor
 from rlcore.runs.store import Run, Store, Sweep
 
@@ -37,7 +38,7 @@ def ranked_by(workload: workloads.Workload, runs: list[Run]) -> tuple[workloads.
     yardstick does not judge (every finished one an "info" verdict, such as a DQN of 20 games, a speed test) are
     ranked by their speed, never crowned by a quality they were too short to reach."""
     first = workload.headlines[0]
-    done = [r for r in runs if r.status == "done" and r.summary]
+    done = [r for r in runs if r.status == RunStatus.DONE and r.summary]
     verdicts = []
     for r in done:
         try:
@@ -80,7 +81,7 @@ def results_rows(sweep: Sweep, rows: list[search.SettingResult]) -> list[dict[st
     names = {f.name: label_of(f) for f in dataclasses.fields(workload.config)}
     out = []
     for r in rows:
-        row = {names.get(k, k): v for k, v in r.setting.items()} | {"runs": r.runs, "done": r.done}
+        row = {names.get(k, k): v for k, v in r.setting.items()} | {"runs": r.runs, RunStatus.DONE: r.done}
         for h in workload.headlines:
             row[f"{h.key} mean"], row[f"{h.key} spread"] = r.means[h.key], r.spreads[h.key]
         row["train_seconds mean"] = r.seconds

@@ -10,6 +10,7 @@ import streamlit as st
 
 from rlcore.contract import frameworks
 from rlcore.contract.profile import Cause, of_summary
+from rlcore.contract.status import RunStatus
 from rlcore.contract.workloads import Headline
 from rlcore.runs import executor, service
 from rlcore.runs.store import Run, Store, StoreError
@@ -124,7 +125,7 @@ def against_the_original(runs: list[Run], rated: list[tuple[float, Run]], rate: 
 def why_the_port_is_slow(store: Store, runs: list[Run]) -> set[int]:
     """Under the seed question's headline: the port's findings in the code's words, each with its share of the step
     and its fix, linked to what measured it (the port's profile; the bench's cell for model.predict)."""
-    port = next((r for r in runs if r.kind == KIND and r.config.get(STYLE) == Style.NAIVE and r.status == "done"
+    port = next((r for r in runs if r.kind == KIND and r.config.get(STYLE) == Style.NAIVE and r.status == RunStatus.DONE
                  and of_summary(r.summary) is not None), None)
     if port is None:
         return set()
@@ -153,7 +154,7 @@ def _predict_bench(store: Store) -> tuple[Run, float, float] | None:
     """The newest finished bench of picking an action that timed predict and the model in a tf.function at batch 1:
     (its run, seconds per predict call, seconds per call of the function)."""
     for run in store.list_runs():
-        if run.kind != BENCH or run.status != "done" or run.config.get("workload") != ACT:
+        if run.kind != BENCH or run.status != RunStatus.DONE or run.config.get("workload") != ACT:
             continue
         cells = {c.get("pattern"): c for c in (run.summary or {}).get("cells") or []
                  if c.get("batch") == 1 and c.get("calls_per_second")}

@@ -20,6 +20,8 @@ from typing import Any
 
 import keras
 
+from rlcore.contract.status import RunStatus
+
 POINTS = 200  # records a fit makes at least, spread over its batches
 
 
@@ -48,7 +50,7 @@ class LabCallback(keras.callbacks.Callback):
     def on_train_begin(self, logs: dict | None = None) -> None:
         if self._owned is not None:  # the last fit with this callback raised (Keras then skips on_train_end)
             self._owned.fit_ended()
-            self._owned.finish("failed", "its model.fit raised before it ended")
+            self._owned.finish(RunStatus.FAILED, "its model.fit raised before it ended")
             self._owned = self.session = None
         if self.session is None and self._start is not None:  # rlcore.init: joins a run that stands, else starts one
             # Named as a person named it, else after the script (the model's name is Keras's "sequential")
