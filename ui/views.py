@@ -154,8 +154,9 @@ def sweeps_table(sweeps: Iterable[Any], members: Mapping[int, list[Run]], path: 
         workload = workloads.get(sweep.kind)
         ended = sum(not r.live for r in runs)
         counts = sweep_results.status_counts(runs)
-        status = (RunStatus.RUNNING if counts.get("running") else "queued") if ended < len(runs) else \
-            RunStatus.DONE if counts.get("done") == len(runs) else ", ".join(f"{n:,} {k}" for k, n in counts.items())
+        status = (RunStatus.RUNNING if counts.get(RunStatus.RUNNING) else RunStatus.QUEUED) if ended < len(runs) \
+            else RunStatus.DONE if counts.get(RunStatus.DONE) == len(runs) \
+            else ", ".join(f"{n:,} {k}" for k, n in counts.items())
         best = ""
         if runs and ended == len(runs):
             h, _ = sweep_results.ranked_by(workload, runs)

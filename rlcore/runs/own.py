@@ -75,7 +75,7 @@ class OwnRun:
         finally:
             self._life.stop_beating()
         if status == RunStatus.DONE and summary.get(RunStatus.DIVERGED):
-            ended = self._life.fail("diverged", summary["diverged"])
+            ended = self._life.fail(RunStatus.DIVERGED, summary["diverged"])
         elif status == RunStatus.DONE:
             ended = self._life.done(Outcome(summary, stopped=self.stopped))
         else:
