@@ -74,7 +74,7 @@ class OwnRun:
             summary = self.session.finish(self.session.end())
         finally:
             self._life.stop_beating()
-        if status == RunStatus.DONE and summary.get(RunStatus.DIVERGED):
+        if status == RunStatus.DONE and summary.get("diverged"):
             ended = self._life.fail(RunStatus.DIVERGED, summary["diverged"])
         elif status == RunStatus.DONE:
             ended = self._life.done(Outcome(summary, stopped=self.stopped))

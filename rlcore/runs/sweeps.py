@@ -81,7 +81,7 @@ def results_rows(sweep: Sweep, rows: list[search.SettingResult]) -> list[dict[st
     names = {f.name: label_of(f) for f in dataclasses.fields(workload.config)}
     out = []
     for r in rows:
-        row = {names.get(k, k): v for k, v in r.setting.items()} | {"runs": r.runs, RunStatus.DONE: r.done}
+        row = {names.get(k, k): v for k, v in r.setting.items()} | {"runs": r.runs, "done": r.done}
         for h in workload.headlines:
             row[f"{h.key} mean"], row[f"{h.key} spread"] = r.means[h.key], r.spreads[h.key]
         row["train_seconds mean"] = r.seconds
