@@ -32,6 +32,7 @@ import streamlit as st
 
 from rlcore.contract import settings
 from rlcore.contract.params import DIGITS
+from rlcore.contract.summary import RunSummary
 from rlcore.passphrase import verify
 from rlcore.runs.store import Run, Store, StoreError
 
@@ -344,7 +345,7 @@ def as_viewer_sees(run: Run) -> Run:
         findings = profile.get("findings")
         if isinstance(findings, list):
             profile["findings"] = [_lines_by_name(f) for f in findings]
-        summary = summary | {"profile": profile}
+        summary = RunSummary(summary | {"profile": profile})
     return dataclasses.replace(run, config=config, environment=environment, summary=summary)
 
 

@@ -168,11 +168,11 @@ def _machine(runs: list[Run], metrics: pd.DataFrame) -> None:
         if len(metrics) else metrics
     if not len(rows):
         return
-    cores = max(int(((r.summary or {}).get("system") or {}).get("machine_cores") or
-                    (r.environment or {}).get("cores") or 1) for r in runs)
+    cores = max(int(views.summary(r).system.get("machine_cores") or (r.environment or {}).get("cores") or 1)
+                for r in runs)
     with st.expander("What the machine did"):
         for r in runs:
-            sentence = views.machine_sentence((r.summary or {}).get("system"))
+            sentence = views.machine_sentence(views.summary(r).system or None)
             if sentence:
                 st.caption(fmt.md(f"{r.id}: {r.label} — {sentence}", 400))
         st.plotly_chart(charts.system_chart(rows, cores, {r.id: f"{r.id}: {r.label}" for r in runs}),

@@ -242,9 +242,9 @@ def _finished(store: Store, run: Run, metrics: pd.DataFrame, page_kind: str | No
                        help=watched if mark else None)
     if watched:
         st.caption(f":material/visibility: {watched}")
-    shared = (run.summary or {}).get("shared_machine")
-    if isinstance(shared, dict) and shared.get("sentence"):
-        st.warning(fmt.md(shared["sentence"], 400), icon=":material/group:")
+    shared = views.summary(run).shared_machine
+    if shared:
+        st.warning(fmt.md(shared, 400), icon=":material/group:")
     since = history.since_sentence(run, store.list_runs())
     if since:
         st.info(fmt.md(since, 400), icon=":material/history:")

@@ -20,6 +20,8 @@ from rlcore.contract.params import ConfigError, applies, label_of, parse_id
 from rlcore.contract.profile import Finding, Profile, of_summary
 from rlcore.contract.reporting import PHASE_PREFIX
 from rlcore.contract.status import RunStatus
+from rlcore.contract.summary import RunSummary
+from rlcore.contract.summary import of as summary_of
 from rlcore.contract.text import count_text
 from rlcore.runs import finder
 from rlcore.runs.store import Run
@@ -59,6 +61,11 @@ def verdict(run: Run) -> workloads.Verdict | None:
 
 
 VERDICT_MARKS = {"ok": "✓", "rough": "~", "fail": "✗"}  # an "info" verdict (a tracked run) has no mark
+
+
+def summary(run: Run) -> RunSummary:
+    """A run's summary, typed (an empty one for a run that has none yet)."""
+    return summary_of(run.summary) or RunSummary()
 
 
 def verdict_word(run: Run) -> str:
@@ -399,7 +406,7 @@ def comparison_sentence(runs: list[Run]) -> str | None:
     if watched:
         sentence += (f" Watched live while it ran, so its speed may read low: "
                      f"{', '.join(f'run {i}' for i in watched)}.")
-    shared = [r.id for r in (fast_run, slow_run) if (r.summary or {}).get("shared_machine")]
+    shared = [r.id for r in (fast_run, slow_run) if summary(r).shared_machine]
     if shared and NOISE_RATIO <= ratio < 2:
         what = "setting" if workload.style_field else "code"
         sentence += (f" Other work shared the machine while {' and '.join(f'run {i}' for i in shared)} ran: a "
@@ -407,7 +414,7 @@ def comparison_sentence(runs: list[Run]) -> str | None:
     style = workload.style_field
     style_label = label_of(workload.field(style)) if style else None
     other = [n for n in differing_settings(fast_run, slow_run) if n not in (style_label, "seed")]
-    times = [r.summary.get("train_seconds") for r in done]
+    times = [summary(r).train_seconds for r in done]
     apart_from_style = [{k: v for k, v in r.config.items() if k != style} for r in done]
     if not style:  # runs of code: the same script or not, changed or not, is what a person compares
         sentence += _scripts_compared(fast_run, slow_run)
@@ -415,11 +422,11 @@ def comparison_sentence(runs: list[Run]) -> str | None:
         differ = f"{', '.join(other[:4])}{' and more' if len(other) > 4 else ''}"
         sentence += f" They differ in {differ} too, not only in style."
     elif all(c == apart_from_style[0] for c in apart_from_style) and all(times):
-        quick, slow_r = min(done, key=lambda r: r.summary["train_seconds"]), max(
-            done, key=lambda r: r.summary["train_seconds"])
+        quick, slow_r = min(done, key=lambda r: summary(r).train_seconds), max(
+            done, key=lambda r: summary(r).train_seconds)
         sentence += (f" Same settings but the style: {named(slow_r)} trained for "
-                     f"{fmt.seconds(slow_r.summary['train_seconds'])}, {named(quick)} for "
-                     f"{fmt.seconds(quick.summary['train_seconds'])}.")
+                     f"{fmt.seconds(summary(slow_r).train_seconds)}, {named(quick)} for "
+                     f"{fmt.seconds(summary(quick).train_seconds)}.")
     return sentence
 
 

@@ -117,11 +117,11 @@ def _capture(store: Store, run: Run) -> None:
 def machine(run: Run, metrics: pd.DataFrame) -> None:
     """What the machine did while the run trained: the sentence, and cores busy over time."""
     rows = metrics[metrics["name"].str.startswith(system_metrics.PREFIX)] if len(metrics) else metrics
-    sentence = views.machine_sentence((run.summary or {}).get("system"))
+    typed = views.summary(run)
+    sentence = views.machine_sentence(typed.system or None)
     if sentence is None and not len(rows):
         return
-    cores = int(((run.summary or {}).get("system") or {}).get("machine_cores") or
-                (run.environment or {}).get("cores") or 1)
+    cores = int(typed.system.get("machine_cores") or (run.environment or {}).get("cores") or 1)
     with st.expander("What the machine did", expanded=False):
         if sentence:
             st.markdown(fmt.md(sentence, 400))

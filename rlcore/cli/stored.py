@@ -263,7 +263,7 @@ def _show_run(store: Any, run: Any, args: argparse.Namespace) -> int:
             print(printable(line))
     from rlcore.cli.train import print_profile
 
-    print_profile((run.summary or {}).get("profile") if isinstance(run.summary, dict) else None)
+    print_profile(run.summary.profile if run.summary is not None else None)
     return 0
 
 

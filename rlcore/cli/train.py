@@ -25,6 +25,7 @@ from rlcore.contract.params import LABEL_MAX, ConfigError, check_text, style_of
 from rlcore.contract.profile import Profile
 from rlcore.contract.reporting import STEPS_PER_S, TRAINING, Record, RunInfo
 from rlcore.contract.status import RunStatus
+from rlcore.contract.summary import of as summary_of
 from rlcore.contract.text import amount_text, percent_text
 from rlcore.tracking.machine import DeviceError, check_device, prepare_process
 
@@ -209,7 +210,7 @@ def try_fixes(args: argparse.Namespace, document: dict[str, Any]) -> list[dict[s
     from rlcore.runs.store import Store
 
     run_id = document["run_id"]
-    profile = Profile.from_json(document.get("profile"))
+    profile = summary_of(document).profile  # the run's summary, as the run ended it
     names = list(dict.fromkeys(f.try_fix for f in (profile.findings if profile is not None else ()) if f.try_fix))
     if not names:
         print("No fix to try without an edit: the changes named above need one in the code.")
@@ -352,9 +353,10 @@ def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset:
     if workload.describe:
         print(workload.describe(cfg, summary))
     print(verdict.text)
-    print_profile(summary.get("profile"))
-    if summary.get("shared_machine"):
-        print(summary["shared_machine"]["sentence"])
+    typed = summary_of(summary)
+    print_profile(typed.profile)
+    if typed.shared_machine:
+        print(typed.shared_machine)
     from rlcore.runs import history
 
     since = history.since_sentence(store.get_run(run_id), store.list_runs()) if run else None
@@ -364,10 +366,9 @@ def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset:
     return EXIT_CANCELLED if ended.status == RunStatus.CANCELLED else 0
 
 
-def print_profile(data: dict[str, Any] | None) -> None:
+def print_profile(profile: Profile | None) -> None:
     """A profile on the terminal: the causes in the code's words (costliest first) with the person's lines,
     what TensorFlow recorded, what a GPU would add, where the capture is."""
-    profile = Profile.from_json(data)
     if profile is None:
         return
     if not profile.ok:

@@ -320,5 +320,9 @@ def _upgrade_v1(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def of_summary(summary: Mapping[str, Any] | None) -> Profile | None:
-    """The profile a run's summary holds, typed (None: the run has none)."""
-    return Profile.from_json((summary or {}).get("profile")) if isinstance(summary, Mapping) else None
+    """The profile a run's summary holds, typed (None: the run has none): a stored run's ``RunSummary`` parsed it
+    once; a summary still being made (a plain dict) is parsed here."""
+    if not isinstance(summary, Mapping):
+        return None
+    parsed = getattr(summary, "profile", None)  # RunSummary.profile (a dict has no such attribute)
+    return parsed if parsed is not None or hasattr(summary, "profile") else Profile.from_json(summary.get("profile"))

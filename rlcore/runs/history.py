@@ -73,9 +73,9 @@ def tries_of(store: Store, run: Run) -> list[dict[str, Any]]:
     base = workloads.headline_value(run.summary, rate) if rate else None
     out = []
     for tried in sorted((r for r in store.list_runs() if r.config.get(TRY_OF) == run.id), key=lambda r: r.id):
-        fix = (tried.summary or {}).get("fix") or {}
+        fix = tried.summary.fix if tried.summary is not None else None
         speed = workloads.headline_value(tried.summary, rate) if rate and tried.status == RunStatus.DONE else None
-        out.append({"fix": tried.config.get("fix", ""), "change": fix.get("change") or tried.config.get("fix", ""),
+        out.append({"fix": tried.config.get("fix", ""), "change": fix.change if fix else tried.config.get("fix", ""),
                     "run_id": tried.id, "status": tried.status, "steps_per_second": speed,
                     "ratio": speed / base if speed and base else None,
                     "loss": _loss_alike(store, run.id, tried.id) if tried.status == RunStatus.DONE else None})

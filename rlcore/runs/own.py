@@ -29,6 +29,7 @@ from typing import Any
 
 from rlcore.contract import workloads
 from rlcore.contract.status import RunStatus
+from rlcore.contract.summary import RunSummary
 from rlcore.contract.workloads import CodeSession, Outcome
 from rlcore.runs import service
 from rlcore.runs.lifecycle import RunLifecycle, StoreSink
@@ -74,8 +75,8 @@ class OwnRun:
             summary = self.session.finish(self.session.end())
         finally:
             self._life.stop_beating()
-        if status == RunStatus.DONE and summary.get("diverged"):
-            ended = self._life.fail(RunStatus.DIVERGED, summary["diverged"])
+        if status == RunStatus.DONE and summary.diverged:
+            ended = self._life.fail(RunStatus.DIVERGED, summary.diverged)
         elif status == RunStatus.DONE:
             ended = self._life.done(Outcome(summary, stopped=self.stopped))
         else:
@@ -84,15 +85,13 @@ class OwnRun:
             atexit.unregister(self._at_exit)
         self._say(ended.status, summary)
 
-    def _say(self, status: str, summary: dict[str, Any]) -> None:
+    def _say(self, status: str, summary: RunSummary) -> None:
         """Where the run is, as W&B and MLflow say at the end: its id, its verdict, its link, the command."""
         with contextlib.suppress(Exception):
-            from rlcore.contract.profile import of_summary
-
-            profile = of_summary(summary)
+            profile = summary.profile
             why = f", {profile.verdict}" if profile is not None and profile.ok and profile.findings else ""
-            rate = summary.get("steps_per_second")
-            speed = f", {rate:,.3g} steps/s" if isinstance(rate, int | float) and rate else ""
+            rate = summary.steps_per_second
+            speed = f", {rate:,.3g} steps/s" if rate else ""
             print(f"rlcore: run {self.id} {status}{why}{speed}; its view: {DASHBOARD}/runs?run={self.id} "
                   f"(make run serves it), or: rlcore runs show {self.id}", file=sys.stderr)
 

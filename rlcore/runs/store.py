@@ -31,6 +31,8 @@ import pandas as pd
 from rlcore.contract import settings
 from rlcore.contract.params import LABEL_MAX, NOTES_MAX, ConfigError, check_text
 from rlcore.contract.status import LIVE, RunStatus
+from rlcore.contract.summary import RunSummary
+from rlcore.contract.summary import of as summary_of
 from rlcore.contract.workloads import WORKLOADS
 
 STATUSES = tuple(RunStatus)
@@ -245,7 +247,7 @@ class Run:
     finished: float | None
     pid: int | None
     heartbeat: float | None
-    summary: dict[str, Any] | None
+    summary: RunSummary | None
     error: str | None
     cancel_requested: bool
     preset: str | None = None
@@ -308,6 +310,7 @@ def _decode(row: sqlite3.Row) -> Run:
         values[key] = value
     if values["config"] is None:
         values["config"] = {}
+    values["summary"] = summary_of(values["summary"])  # typed where every part reads it, its profile parsed once
     values["cancel_requested"] = bool(values["cancel_requested"])
     values["own_process"] = bool(values.get("own_process", 0))
     try:

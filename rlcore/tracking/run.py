@@ -45,6 +45,7 @@ from rlcore.contract.reporting import (
     kind_of,
     number,
 )
+from rlcore.contract.summary import RunSummary
 from rlcore.tracking import capture, system_metrics
 
 Clock = Callable[[], float]
@@ -219,12 +220,12 @@ class TrainingRun:
         self._t0 = self._last_report = self.clock()
         return self.emit(phase=phase) if phase is not None else True
 
-    def finish(self, summary: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    def finish(self, summary: Mapping[str, Any] | None = None) -> RunSummary:
         """The run ends: the clock stops, the sampler takes its last reading, the reporter gets the summary (with
-        what the machine did). Returns that summary."""
+        what the machine did). Returns that summary, typed (``RunSummary``: made here, where the run ends)."""
         self.stop_clock()
         self._sampler.__exit__(None, None, None)
-        full = dict(summary or {})
+        full = RunSummary(summary or {})
         if self.not_charted:
             full["not_charted"] = dict(self.not_charted)
         system = self._sampler.summary()

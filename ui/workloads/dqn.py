@@ -11,6 +11,8 @@ import streamlit as st
 from rlcore.contract import frameworks
 from rlcore.contract.profile import Cause, of_summary
 from rlcore.contract.status import RunStatus
+from rlcore.contract.summary import RunSummary
+from rlcore.contract.summary import of as summary_of
 from rlcore.contract.workloads import Headline
 from rlcore.runs import executor, service
 from rlcore.runs.store import Run, Store, StoreError
@@ -115,7 +117,7 @@ def against_the_original(runs: list[Run], rated: list[tuple[float, Run]], rate: 
     port = next((v for v, r in rated if r.config[STYLE] == Style.NAIVE), None)
     slower = f"the port ran {base / port:,.0f}x slower than the original; " if port else ""
     fix = f"{fast_run.config[STYLE]}, the fix, ran" if port else f"{fast_run.config[STYLE]} ran"
-    shared = sorted({r.id for _, r in rated if (r.summary or {}).get("shared_machine")})
+    shared = sorted({r.id for _, r in rated if (summary_of(r.summary) or RunSummary()).shared_machine})
     trust = (f" Measured on a shared machine (run{'s' if len(shared) > 1 else ''} {', '.join(map(str, shared))} "
              "trained beside others), so these ratios can be off by far more than this machine's usual 30%: run it "
              "again on a quiet machine to trust them." if shared else "")

@@ -12,8 +12,9 @@ import os
 from typing import Any
 
 from rlcore.contract import profile_text, settings
-from rlcore.contract.profile import of_summary
 from rlcore.contract.reporting import LOSS, PHASE_PREFIX, SAMPLES_PER_S, STEPS_PER_S
+from rlcore.contract.summary import RunSummary
+from rlcore.contract.summary import of as summary_of
 from rlcore.contract.text import amount_text, seconds_text
 from rlcore.contract.workloads import Chart, Headline, Outcome, OwnCode, Reporter, Verdict, Workload, register
 from rlcore.workloads.script import own
@@ -54,18 +55,19 @@ def train(cfg: ScriptConfig, reporter: Reporter) -> Outcome:
     return Outcome(summary, {}, stopped or session.run.stopped)
 
 
-def judge(cfg: ScriptConfig, summary: dict[str, Any]) -> Verdict:
+def judge(cfg: ScriptConfig, run_summary: dict[str, Any]) -> Verdict:
     """A script run's verdict: its leading cause and its speed (what a table of runs shows), the sentence with
     the numbers and the change to make first."""
-    if not summary.get("steps"):
+    summary = summary_of(run_summary) or RunSummary()
+    if not summary.steps:
         return Verdict("fail", "no steps", summary.get("no_steps") or "No training step was seen.")
     source = (summary.get("step_source") or {}).get("kind") or "steps"
-    rate = amount_text(summary.get("steps_per_second") or 0.0, "steps/s")
-    samples = summary.get("samples_per_second")
-    text = (f"Your code: {summary['steps']:,} steps ({source}) at {rate}"
+    rate = amount_text(summary.steps_per_second or 0.0, "steps/s")
+    samples = summary.samples_per_second
+    text = (f"Your code: {summary.steps:,} steps ({source}) at {rate}"
             + (f", {amount_text(samples, 'samples/s')}" if samples else "")
-            + f" over {seconds_text(summary.get('train_seconds') or 0.0)} of training.")
-    profile = of_summary(summary)
+            + f" over {seconds_text(summary.train_seconds)} of training.")
+    profile = summary.profile
     word = f"not profiled, {rate}"
     if profile is not None and profile.ok and profile.findings:
         text += f" Why: {profile_text.headline(profile)}"

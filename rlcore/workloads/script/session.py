@@ -16,6 +16,7 @@ from dataclasses import asdict
 from typing import Any
 
 from rlcore.contract.reporting import STEPS_PER_S, TRAINING, Reporter
+from rlcore.contract.summary import RunSummary
 from rlcore.tracking.datasets import Notes
 from rlcore.tracking.hooks import AutoSteps, Cancelled, Patches
 from rlcore.tracking.run import TrainingRun
@@ -148,7 +149,7 @@ class Session:
             summary["no_steps"] = NO_STEPS
         return summary
 
-    def finish(self, summary: dict[str, Any]) -> dict[str, Any]:
+    def finish(self, summary: dict[str, Any]) -> RunSummary:
         return self.run.finish(summary)
 
     # ------------------------------------------------------------ what the code says
