@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from ui import access, compare, run_view, runs_table
+from ui import access, compare, run_view, runs_table, views
 
 store = access.store()
 st.title("Runs")
@@ -10,8 +10,7 @@ if run_view.show_from_url(store):
     st.stop()
 runs = store.list_runs()
 if not runs:
-    st.info("No runs yet. Launch one on the Gridworld DQN, HJB solver or Benchmark lab page, or from the shell with "
-            "`.venv/bin/python -m rlcore dqn --detach`.")
+    st.info(views.no_runs_yet())
     st.stop()
 
 runs_table.delete_problems()

@@ -63,6 +63,14 @@ def verdict(run: Run) -> workloads.Verdict | None:
 VERDICT_MARKS = {"ok": "✓", "rough": "~", "fail": "✗"}  # an "info" verdict (a tracked run) has no mark
 
 
+def no_runs_yet() -> str:
+    """What an empty store says, naming every registered workload's page (your code's too)."""
+    pages = [w.title for w in workloads.all_workloads()]
+    named = ", ".join(pages[:-1]) + f" or {pages[-1]}" if len(pages) > 1 else "".join(pages)
+    return (f"No runs yet. Start one on the {named} page, profile a script of your own (`rlcore profile "
+            "train.py`), or from the shell: `.venv/bin/python -m rlcore dqn --detach`.")
+
+
 def summary(run: Run) -> RunSummary:
     """A run's summary, typed (an empty one for a run that has none yet)."""
     return summary_of(run.summary) or RunSummary()

@@ -5,6 +5,9 @@ import pandas as pd
 import pytest
 
 from ui import charts
+from ui.workloads import bench as bench_views
+from ui.workloads import dqn as dqn_views
+from ui.workloads import hjb as hjb_views
 
 
 def _metrics(runs=(1, 2), n=10, name="train/loss"):
@@ -47,21 +50,21 @@ def test_unknown_x_axis_is_refused():
 
 def test_hjb_charts():
     k = np.linspace(0.1, 10, 5)
-    assert len(charts.solution_chart(k, k, k, "V").data) == 2
-    assert charts.error_over_k_chart(k, k, k).layout.yaxis.type == "log"
+    assert len(hjb_views.solution_chart(k, k, k, "V").data) == 2
+    assert hjb_views.error_over_k_chart(k, k, k).layout.yaxis.type == "log"
 
 
 def test_board_chart_has_one_frame_per_board_with_the_player_drawn_last():
     boards = [{"player": (0, 3), "goal": (0, 0), "pit": (0, 1), "wall": (1, 1)},
               {"player": (0, 2), "goal": (0, 0), "pit": (0, 1), "wall": (1, 1)}]
-    fig = charts.board_chart(boards, ["start", "move 1: left, reward -1"])
+    fig = dqn_views.board_chart(boards, ["start", "move 1: left, reward -1"])
     assert [f.name for f in fig.frames] == ["0", "1"]
     player = fig.frames[1].data[-1]
     assert (player.name, player.x, player.y) == ("player", (2,), (0,))  # column on x, row on y (row 0 at top)
     assert fig.layout.yaxis.range == (3.5, -0.5)
     assert [s.label for s in fig.layout.sliders[0].steps] == ["0", "1"]
     with pytest.raises(ValueError, match="one caption per board"):
-        charts.board_chart(boards, ["start"])
+        dqn_views.board_chart(boards, ["start"])
 
 
 def test_a_grouped_chart_draws_a_mean_line_and_a_lowest_to_highest_band_per_group_whatever_the_runs():
@@ -111,7 +114,7 @@ def test_a_chart_drawn_in_place_carries_real_colours_not_streamlit_s_theme_place
     from ui import plotly_live
 
     cells = [{"device": "cpu", "pattern": p, "steps_per_second": v} for p, v in (("eager", 10.0), ("graph", 90.0))]
-    sent = plotly_live.figure_data(charts.bench_bar_chart(cells))
+    sent = plotly_live.figure_data(bench_views.bench_bar_chart(cells))
     assert "#000001" not in sent and "#000011" not in sent  # Streamlit's placeholders, black in plotly.js
     assert json.loads(sent)["layout"]["template"]["layout"]["colorway"][0] == charts.PALETTE[0]
 

@@ -3,7 +3,10 @@ table; and on the form, the chosen suite's patterns and why they differ."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from rlcore.contract import profile_text
@@ -69,7 +72,7 @@ def show(run: Run, cells: list[dict]) -> None:
     chosen = [c for c in cells if c["batch"] == batch and c["width"] == width]
     bars, why = st.columns([3, 2])
     with bars:
-        figure = charts.bench_bar_chart(chosen, f"{cells[0]['workload']} at batch {batch:,}, width {width}")
+        figure = bench_bar_chart(chosen, f"{cells[0]['workload']} at batch {batch:,}, width {width}")
         plotly_live.chart(figure, key=f"bars_{run.id}", title=BARS_TITLE)
     measured = {(c["pattern"], c["batch"], c["width"], c["device"]): Profile.from_json(c["profile"])
                 for c in (run.summary or {}).get("cells", []) if isinstance(c.get("profile"), dict)}
@@ -85,7 +88,7 @@ def show(run: Run, cells: list[dict]) -> None:
     same_width = [c for c in cells if c["width"] == width]
     crossovers = {p: bench.crossover(same_width, p) for p in dict.fromkeys(c["pattern"] for c in same_width)}
     if len(batches) > 1:
-        plotly_live.chart(charts.crossover_chart(same_width, crossovers), key=f"crossover_{run.id}",
+        plotly_live.chart(crossover_chart(same_width, crossovers), key=f"crossover_{run.id}",
                           title="Samples per second against batch size")
     for name in crossovers:
         if "gpu" not in {c["device"] for c in same_width}:
@@ -96,6 +99,49 @@ def show(run: Run, cells: list[dict]) -> None:
     st.dataframe(table.drop(columns="workload"), hide_index=True, width="stretch", column_config=CELL_COLUMNS)
     st.download_button("Cells (CSV)", table.to_csv(index=False), f"bench{run.id}.csv", "text/csv",
                        key=f"bench_csv_{run.id}")
+
+
+# ---------------------------------------------------------------- its charts
+
+def bench_bar_chart(cells: list[Mapping], title: str = "Speed of each pattern") -> go.Figure:
+    """Steps per second of each pattern (log axis), one bar group per device, the speedup over the slowest
+    bar written on each bar. Pass the cells of one batch size and width."""
+    if not cells:
+        raise ValueError("a bar chart needs at least one measured cell.")
+    slowest = min(c["steps_per_second"] for c in cells)
+    fig = go.Figure()
+    for device in dict.fromkeys(c["device"] for c in cells):
+        mine = [c for c in cells if c["device"] == device]
+        fig.add_trace(go.Bar(
+            x=[c["pattern"] for c in mine], y=[c["steps_per_second"] for c in mine], name=device,
+            text=[f"{c['steps_per_second'] / slowest:,.1f}x" for c in mine], textposition="inside",
+            error_y={"type": "data", "array": [c.get("iqr") or 0 for c in mine], "visible": True},
+            hovertemplate="%{x}: %{y:,.1f} steps/s<extra>" + device + "</extra>"))
+    yaxis = charts.log_axis([c["steps_per_second"] for c in cells]) | {
+        "title": {"text": "steps (calls × steps per call) per second"}}
+    fig.update_layout(modebar=charts.MODEBAR, title=title, yaxis=yaxis, barmode="group",
+                      margin=charts.MARGIN_WITH_LEGEND, legend=charts.LEGEND)
+    return fig
+
+
+def crossover_chart(cells: list[Mapping], crossovers: Mapping[str, int | None] | None = None,
+                    title: str = "Samples per second against batch size") -> go.Figure:
+    """Samples/s (batch × steps/s) against batch, one line per device × pattern, log-log; where the GPU
+    overtakes the CPU for a pattern, a dashed vertical line marks the batch."""
+    fig = go.Figure()
+    keys = dict.fromkeys((c["device"], c["pattern"]) for c in cells)
+    for device, name in keys:
+        mine = sorted((c for c in cells if (c["device"], c["pattern"]) == (device, name)), key=lambda c: c["batch"])
+        fig.add_trace(go.Scatter(x=[c["batch"] for c in mine], y=[c["samples_per_second"] for c in mine],
+                                 mode="lines+markers", name=f"{name} on {device}",
+                                 line={"dash": "solid" if device == "cpu" else "dot"}))
+    for name, batch in (crossovers or {}).items():
+        if batch is not None:
+            fig.add_vline(x=batch, line_dash="dash", line_color="#888", annotation_text=f"{name}: GPU from {batch:,}")
+    fig.update_layout(modebar=charts.MODEBAR, title=title, xaxis=charts.log_axis([c["batch"] for c in cells]) | {
+        "title": {"text": "batch size"}}, yaxis=charts.log_axis([c["samples_per_second"] for c in cells]) | {
+        "title": {"text": "samples per second"}}, margin=charts.legend_margin(len(keys)), legend=charts.LEGEND)
+    return fig
 
 
 extras.register(KIND, extras.Extras(charts=live, intro=patterns_why))

@@ -4,8 +4,10 @@ the seed question's headline when a comparison holds the PyTorch original."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from rlcore.contract import frameworks
@@ -61,7 +63,7 @@ def _replays(store: Store, run: Run) -> None:
                             in enumerate(zip(game["action_names"], game["rewards"], strict=True))]
     captions[-1] += f" — {outcome}"
     left, right = st.columns([1, 1])
-    left.plotly_chart(charts.board_chart(game["boards"], captions), key=f"board_{run.id}", width="content")
+    left.plotly_chart(board_chart(game["boards"], captions), key=f"board_{run.id}", width="content")
     right.caption(f"The trained agent {outcome} this seeded game in {len(game['actions'])} moves. Press Play, or drag "
                   "the slider to step through it. P player, + goal, − pit, W wall.")
     right.code("\n".join(render(Board(**{k: tuple(v) for k, v in game["boards"][0].items()}))), language=None)
@@ -163,6 +165,51 @@ def _predict_bench(store: Store) -> tuple[Run, float, float] | None:
         if "predict" in cells and "tf-function" in cells:
             return run, 1 / cells["predict"]["calls_per_second"], 1 / cells["tf-function"]["calls_per_second"]
     return None
+
+
+# ---------------------------------------------------------------- its charts
+
+# The four pieces as the book names them, drawn in order so that the player sits on top.
+PIECES = (("wall", "W", "square", "#6b6b6b"), ("pit", "−", "x", "#d62728"), ("goal", "+", "star", "#2ca02c"),
+          ("player", "P", "circle", "#1f77b4"))
+
+
+def _board_traces(board: Mapping[str, tuple[int, int]]) -> list[go.Scatter]:
+    return [go.Scatter(x=[board[name][1]], y=[board[name][0]], mode="markers+text", name=name, text=[code],
+                       textfont={"color": "white", "size": 16}, hoverinfo="name",
+                       marker={"symbol": symbol, "size": 46 if name == "player" else 56, "color": color})
+            for name, code, symbol, color in PIECES]
+
+
+def board_chart(boards: list[Mapping[str, tuple[int, int]]], captions: list[str]) -> go.Figure:
+    """A played game on the 4x4 board: one frame per move, a slider to step through it and a Play button."""
+    if len(boards) != len(captions) or not boards:
+        raise ValueError("a game needs one caption per board and at least one board.")
+    fig = go.Figure(data=_board_traces(boards[0]),
+                    frames=[go.Frame(data=_board_traces(b), name=str(i), layout={"title": {"text": captions[i]}})
+                            for i, b in enumerate(boards)])
+    step = {"frame": {"duration": 600, "redraw": True}, "transition": {"duration": 0}, "mode": "immediate"}
+    fig.update_layout(modebar=charts.MODEBAR,
+        title=captions[0], width=420, height=500, showlegend=False, plot_bgcolor="#f4f4f4",
+        margin={"t": 50, "b": 90, "l": 20, "r": 20},
+        xaxis={"range": [-0.5, 3.5], "dtick": 1, "showticklabels": False, "showgrid": False, "zeroline": False,
+               "fixedrange": True},
+        yaxis={"range": [3.5, -0.5], "dtick": 1, "showticklabels": False, "showgrid": False, "zeroline": False,
+               "fixedrange": True, "scaleanchor": "x"},
+        shapes=[{"type": "line", "x0": v, "x1": v, "y0": -0.5, "y1": 3.5, "line": {"color": "#ccc"}} for v in
+                (0.5, 1.5, 2.5)] + [{"type": "line", "y0": v, "y1": v, "x0": -0.5, "x1": 3.5,
+                                      "line": {"color": "#ccc"}} for v in (0.5, 1.5, 2.5)],
+        updatemenus=[{"type": "buttons", "direction": "left", "x": 0, "y": -0.02, "xanchor": "left",
+                      "yanchor": "top", "showactive": False,
+                      "buttons": [{"label": "Play", "method": "animate", "args": [None, step | {"fromcurrent": True}]},
+                                  {"label": "Pause", "method": "animate",
+                                   "args": [[None], step | {"frame": {"duration": 0, "redraw": False}}]}]}],
+        sliders=[{"active": 0, "x": 0.3, "len": 0.7, "y": -0.02, "yanchor": "top", "pad": {"t": 30},
+                  "currentvalue": {"prefix": "move "},
+                  "steps": [{"label": str(i), "method": "animate", "args": [[str(i)], step]}
+                            for i in range(len(boards))]}],
+    )
+    return fig
 
 
 extras.register(KIND, extras.Extras(finished=dqn_replays, home=reproduce_section, compare=against_the_original,
