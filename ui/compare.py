@@ -64,7 +64,7 @@ def show(store: Store, ids: list[int]) -> None:
         runs = _runs(store, ids)
         if live and not any(r.live for r in runs):
             st.rerun()  # the last one just ended: a full rerun stops the timer
-        _body(store, runs)
+        _comparison(store, runs)
 
     body()
 
@@ -74,7 +74,7 @@ def _runs(store: Store, ids: list[int]) -> list[Run]:
     return [by_id[i] for i in ids if i in by_id]
 
 
-def _body(store: Store, runs: list[Run]) -> None:
+def _comparison(store: Store, runs: list[Run]) -> None:
     ids = [r.id for r in runs]
     with st.container(horizontal=True):
         for r in runs:  # real links (same tab): each run's own view

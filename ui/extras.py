@@ -1,7 +1,7 @@
 """What a workload's dashboard shows beyond the generic views: one module per workload under ``ui/workloads/``
 (found there without a list, as the workloads themselves are), or a plug-in's module (an entry point in the
-``rlcore.views`` group, or named in ``RLCORE_VIEWS``), each registering its ``Extras``. A workload without one gets
-the generic views; nothing generic names a workload.
+``rlcore.views`` group, or named in ``RLCORE_VIEWS``), each registering its ``WorkloadViews``. A workload without one
+gets the generic views; nothing generic names a workload.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from rlcore.runs.store import Run, Store
 
 
 @dataclass(frozen=True)
-class Extras:
+class WorkloadViews:
     """A workload's own views; each is optional."""
 
     charts: Callable[[Run, pd.DataFrame], None] | None = None  # replaces the generic charts, live and after
@@ -34,22 +34,22 @@ class Extras:
     page: Callable[[], None] | None = None  # the workload's whole page, instead of the generic form
 
 
-EXTRAS: Registry[Extras] = Registry("view", group="rlcore.views", env=settings.VIEWS.name,
+EXTRAS: Registry[WorkloadViews] = Registry("view", group="rlcore.views", env=settings.VIEWS.name,
                                     builtin_package="ui.workloads")
-NONE = Extras()
+NONE = WorkloadViews()
 
 
-def register(kind: str, extras: Extras) -> Extras:
+def register(kind: str, extras: WorkloadViews) -> WorkloadViews:
     return EXTRAS.register(kind, extras)
 
 
-def of(kind: str) -> Extras:
+def of(kind: str) -> WorkloadViews:
     """What a workload's own views add (nothing for a workload that has none)."""
     return EXTRAS.find(kind) or NONE
 
 
 def every(name: str) -> list[tuple[str, Callable]]:
     """Each workload's view called ``name`` (home sections, say), with its kind."""
-    if name not in {f.name for f in fields(Extras)}:
+    if name not in {f.name for f in fields(WorkloadViews)}:
         raise ValueError(f"no view called {name!r}")
     return [(kind, getattr(extras, name)) for kind, extras in EXTRAS.items() if getattr(extras, name) is not None]

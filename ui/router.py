@@ -1,7 +1,7 @@
 """The router: every page of the app and the sidebar, whichever path a visitor opens first.
 
 Every registered workload gets a page of its own at its kind's path (``/dqn``): its form generated from its config,
-or the page its dashboard views supply (``ui.extras.Extras.page``); one file (``app_pages/workload.py``) serves
+or the page its dashboard views supply (``ui.extras.WorkloadViews.page``); one file (``app_pages/workload.py``) serves
 every generated form. The pages live in ``app_pages/``: a folder named ``pages/`` would be routed the old way
 (multipage v1) on a fresh server's first visit, before any run called ``st.navigation`` ("Page not found" over an
 inert form at a shared link). Every path is the router's, from the first visit, under ``make run`` and ``streamlit

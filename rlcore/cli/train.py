@@ -86,11 +86,11 @@ class StatusLines:
 
     def __init__(self, enabled: bool, every: float = PROGRESS_SECONDS) -> None:
         self.enabled, self.every = enabled, every
-        self._said = time.monotonic()
+        self._last_line_at = time.monotonic()
         self._phase = ""
 
     def on_start(self, info: RunInfo) -> None:
-        self._said = time.monotonic()
+        self._last_line_at = time.monotonic()
 
     def on_record(self, record: Record) -> bool:
         if not self.enabled:
@@ -98,17 +98,18 @@ class StatusLines:
         if record.phase and record.phase != self._phase:
             self._phase = record.phase
             if record.phase != TRAINING:
-                self._say(f"{record.phase} ...")
-        if record.step and time.monotonic() - self._said >= self.every:
+                self._print_line(f"{record.phase} ...")
+        if record.step and time.monotonic() - self._last_line_at >= self.every:
             rate = record.metrics.get(STEPS_PER_S)
-            self._say(f"{record.step:,} training steps so far" + (f", {amount_text(rate, 'steps/s')}" if rate else ""))
+            speed = f", {amount_text(rate, 'steps/s')}" if rate else ""
+            self._print_line(f"{record.step:,} training steps so far{speed}")
         return True
 
     def on_end(self, summary: dict[str, Any]) -> None:
         pass
 
-    def _say(self, text: str) -> None:
-        self._said = time.monotonic()
+    def _print_line(self, text: str) -> None:
+        self._last_line_at = time.monotonic()
         print(f"rlcore: {text}", file=sys.stderr, flush=True)
 
 

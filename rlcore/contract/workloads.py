@@ -144,12 +144,12 @@ class CodeSession(Protocol):
 @dataclass(frozen=True)
 class OwnCode:
     """How a workload runs a person's code in the person's own process (``rlcore.init``, ``rlcore.keras``):
-    ``here(name, profile, warmup)``: the config values of this process's code (its script, argv, folder);
-    ``start(reporter, cfg, profile_dir)``: a session of that code reporting to ``reporter``; ``joined()``: the
-    session this process already runs (a script under ``rlcore profile``), or None; ``label(cfg)``: the run's
-    name; ``keras_callback()``: the Keras callback class (imports Keras)."""
+    ``config_of_this_process(name, profile, warmup)``: the config values of this process's code (its script,
+    argv, folder); ``start(reporter, cfg, profile_dir)``: a session of that code reporting to ``reporter``;
+    ``joined()``: the session this process already runs (a script under ``rlcore profile``), or None;
+    ``label(cfg)``: the run's name; ``keras_callback()``: the Keras callback class (imports Keras)."""
 
-    here: Callable[[str, int, int], dict[str, Any]]
+    config_of_this_process: Callable[[str, int, int], dict[str, Any]]
     start: Callable[[Reporter, Any, str], CodeSession]
     joined: Callable[[], CodeSession | None]
     label: Callable[[Any], str]

@@ -125,7 +125,7 @@ class RunLifecycle:
                 return self.fail(RunStatus.CANCELLED, "interrupted (Ctrl-C)")
         except Exception as e:
             self._traceback()
-            return self.fail(RunStatus.FAILED, _said(e))
+            return self.fail(RunStatus.FAILED, _last_line_of(e))
 
     def done(self, outcome: Outcome) -> Ended:
         """The training returned: done, or cancelled when it stopped for a cancel; the summary with the sink's
@@ -279,7 +279,7 @@ class SpaceReserve:
             self.path.unlink(missing_ok=True)
 
 
-def _said(error: BaseException) -> str:
+def _last_line_of(error: BaseException) -> str:
     """An exception's message as a run's reason: undecodable bytes escaped, one line's worth."""
     text = str(error) or type(error).__name__
     return text.encode("utf-8", "backslashreplace").decode("utf-8")[:1000]

@@ -83,9 +83,9 @@ class OwnRun:
             ended = self._life.fail(status, error or status)
         with contextlib.suppress(Exception):
             atexit.unregister(self._at_exit)
-        self._say(ended.status, summary)
+        self._print_where_it_is(ended.status, summary)
 
-    def _say(self, status: str, summary: RunSummary) -> None:
+    def _print_where_it_is(self, status: str, summary: RunSummary) -> None:
         """Where the run is, as W&B and MLflow say at the end: its id, its verdict, its link, the command."""
         with contextlib.suppress(Exception):
             profile = summary.profile
@@ -144,7 +144,7 @@ def init(name: str = "", *, profile: int = 0, warmup: int = 10, home: str | Path
     joined = own.joined()
     if joined is not None:
         return OwnRun(joined)
-    cfg = code.make_config(own.here(name, profile, warmup))
+    cfg = code.make_config(own.config_of_this_process(name, profile, warmup))
     store = Store(home)
     run_id = service.create_run(store, code.kind, cfg, own.label(cfg), running_pid=os.getpid())
     from rlcore.tracking.machine import card_for

@@ -109,7 +109,7 @@ def service(store: Store, *, unplaceable_seconds: float = UNPLACEABLE_SECONDS) -
 
 def submit(store: Store) -> None:
     """Wake the service: it takes every queued Ray run of the store, oldest first."""
-    _ray().get(service(store).poke.remote(), timeout=60)
+    _ray().get(service(store).wake_up.remote(), timeout=60)
 
 
 def cluster_card(address: str | None = None) -> dict[str, Any]:
@@ -179,7 +179,7 @@ class Service:
     def home(self) -> str:
         return str(self.store.home)
 
-    def poke(self) -> None:
+    def wake_up(self) -> None:
         self.wake.set()
 
     def started(self, run_id: int, environment: dict[str, Any]) -> bool:
@@ -231,7 +231,7 @@ class Service:
         import ray
 
         if not self.tasks:
-            self.wake.wait(wait)  # a poke (a new run) ends the wait early
+            self.wake.wait(wait)  # a wake_up (a new run) ends the wait early
             self.wake.clear()
             return
         refs = {ref: run_id for run_id, ref in self.tasks.items()}
@@ -306,7 +306,7 @@ class Service:
                 continue
             needs = _requirements(run.config)
             if any(all(n["Resources"].get(k, 0.0) >= v for k, v in needs.items()) for n in nodes):
-                self._tell(run_id, f"waiting for a free node (the cluster has {len(nodes)} that run rlcore)")
+                self._show_phase(run_id, f"waiting for a free node (the cluster has {len(nodes)} that run rlcore)")
                 continue
             missing = ", ".join(f"{v:g} {k}" for k, v in needs.items()
                                 if not any(n["Resources"].get(k, 0.0) >= v for n in nodes))
@@ -317,10 +317,10 @@ class Service:
                                              f"no node of the cluster can run it: it needs {missing} "
                                   f"and none of the {len(nodes)} nodes offers that")
             else:
-                self._tell(run_id, f"waiting: no node offers {missing}; it fails after "
+                self._show_phase(run_id, f"waiting: no node offers {missing}; it fails after "
                            f"{self.unplaceable_seconds:.0f} s unless such a node joins")
 
-    def _tell(self, run_id: int, phase: str) -> None:
+    def _show_phase(self, run_id: int, phase: str) -> None:
         if self.phases.get(run_id) != phase:
             self.store.report(run_id, [], phase=phase)
             self.phases[run_id] = phase

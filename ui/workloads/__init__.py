@@ -1,2 +1,2 @@
 """The dashboard's per-workload views, one module per workload (named by its kind): each registers its
-``ui.extras.Extras``; the generic pages find them through ``ui.extras.of(kind)``."""
+``ui.extras.WorkloadViews``; the generic pages find them through ``ui.extras.of(kind)``."""

@@ -144,4 +144,4 @@ def crossover_chart(cells: list[Mapping], crossovers: Mapping[str, int | None] |
     return fig
 
 
-extras.register(KIND, extras.Extras(charts=live, intro=patterns_why))
+extras.register(KIND, extras.WorkloadViews(charts=live, intro=patterns_why))

@@ -212,5 +212,5 @@ def board_chart(boards: list[Mapping[str, tuple[int, int]]], captions: list[str]
     return fig
 
 
-extras.register(KIND, extras.Extras(finished=dqn_replays, home=reproduce_section, compare=against_the_original,
+extras.register(KIND, extras.WorkloadViews(finished=dqn_replays, home=reproduce_section, compare=against_the_original,
                                    compare_why=why_the_port_is_slow))

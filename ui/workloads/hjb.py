@@ -51,4 +51,4 @@ def error_over_k_chart(k: np.ndarray, rel_err_v: np.ndarray, rel_err_c: np.ndarr
     return fig
 
 
-extras.register(KIND, extras.Extras(finished=hjb_solution))
+extras.register(KIND, extras.WorkloadViews(finished=hjb_solution))

@@ -117,4 +117,4 @@ def again(store: Store, run: Run, metrics: pd.DataFrame) -> None:
         _queue(store, values, run.label)
 
 
-extras.register(KIND, extras.Extras(page=page, finished=again))
+extras.register(KIND, extras.WorkloadViews(page=page, finished=again))

@@ -122,7 +122,7 @@ def jax_step(cfg: HJBConfig, steps_per_call: int) -> Call:
     b1, b2, eps, lr = 0.9, 0.999, 1e-7, cfg.learning_rate
     zeros = jax.tree_util.tree_map(jnp.zeros_like, params)
 
-    def one(i: Any, state: Any) -> Any:
+    def adam_step(i: Any, state: Any) -> Any:
         p, m, v, t, key, _ = state
         key, sub = jax.random.split(key)
         k = jax.random.uniform(sub, (cfg.batch_size, 1), minval=cfg.k_min, maxval=cfg.k_max)
@@ -138,9 +138,9 @@ def jax_step(cfg: HJBConfig, steps_per_call: int) -> Call:
     # compiles once, in the first call, which the harness times apart.
     state = [(params, zeros, zeros, jnp.zeros((), jnp.float32), key, jnp.zeros((), jnp.float32))]
     if steps_per_call == 1:
-        run = jax.jit(lambda s: one(0, s))
+        run = jax.jit(lambda s: adam_step(0, s))
     else:
-        run = jax.jit(lambda s: jax.lax.fori_loop(0, steps_per_call, one, s))
+        run = jax.jit(lambda s: jax.lax.fori_loop(0, steps_per_call, adam_step, s))
 
     def call() -> float:
         state[0] = run(state[0])

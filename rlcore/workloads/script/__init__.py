@@ -119,6 +119,6 @@ WORKLOAD = register(Workload(
             Chart("", "what your code logged", kind="auto"),
             Chart(PHASE_PREFIX, "where the time goes", kind="phases")),
     code=code_card, prepare=prepare,
-    own_code=OwnCode(here=own.here, start=own.start, joined=own.joined, label=own.label,
-                     keras_callback=own.keras_callback),
+    own_code=OwnCode(config_of_this_process=own.config_of_this_process, start=own.start, joined=own.joined,
+                     label=own.label, keras_callback=own.keras_callback),
 ))

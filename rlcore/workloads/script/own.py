@@ -18,7 +18,7 @@ from rlcore.workloads.script.config import ScriptConfig
 UNNAMED = "your code"
 
 
-def here(name: str, profile: int, warmup: int) -> dict[str, Any]:
+def config_of_this_process(name: str, profile: int, warmup: int) -> dict[str, Any]:
     """This process's code as a run's config values: the script ``__main__`` runs (none for ``python -c``), its
     arguments, the folder it runs in."""
     main = getattr(sys.modules.get("__main__"), "__file__", None) or (sys.argv[0] if sys.argv else "")
@@ -54,7 +54,7 @@ def joined() -> Any:
 
 
 def label(cfg: ScriptConfig) -> str:
-    """The name a person gave (checked in ``here``), else the script's file name made readable."""
+    """The name a person gave (checked in ``config_of_this_process``), else the script's file name made readable."""
     return cfg.name.strip() or (readable_name(Path(cfg.path).name) if cfg.path else UNNAMED)
 
 
