@@ -14,6 +14,7 @@ from typing import Any
 
 from rlcore.contract.profile import Finding
 from rlcore.tracking.causes import MIN_SECONDS, MIN_SHARE, Rule, Seen, Step, rules
+from rlcore.tracking.facts import StepFacts
 
 
 def explain(numbers: Any, *, steps_per_marker: int = 1, facts: Mapping[str, Any] | None = None,
@@ -21,7 +22,7 @@ def explain(numbers: Any, *, steps_per_marker: int = 1, facts: Mapping[str, Any]
     """The causes of a step's time, costliest first (per training step: K steps per call divided out); their
     shares of the step sum to at most one. A rule that raises or says what is no finding (a plug-in's: a text, a
     negative or NaN share) is left out with a sentence naming it in ``notes``: the run and the other rules stand."""
-    step = Step(numbers, max(1, steps_per_marker), dict(facts or {}), dict(calls or {}))
+    step = Step(numbers, max(1, steps_per_marker), StepFacts.of(facts), dict(calls or {}))
     for rule in rules():
         try:
             seen_all = _as_list(rule.decide(step))

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rlcore.contract.profile import GpuEstimate
+from rlcore.tracking.facts import StepFacts
 from rlcore.tracking.hooks import LOGS, PREDICT, SYNC
 
 LAUNCH_SECONDS = (5e-6, 20e-6)
@@ -22,13 +23,13 @@ COPY_SOURCE = ("Wu et al., DualPath (arXiv 2602.21548), §5.2: \"submitting a si
                "cudaMemcpyAsync incurs a latency overhead of approximately 5-7 μs\"")
 
 
-def estimate(n: Any, *, steps_per_marker: int = 1, facts: Mapping[str, Any] | None = None) -> GpuEstimate:
+def estimate(n: Any, *, steps_per_marker: int = 1, facts: StepFacts | Mapping[str, Any] | None = None) -> GpuEstimate:
     """The estimate for a capture's numbers (``xplane.StepNumbers``), per training step, held against the CPU step
     as the machine runs it with the least interference: the least of the window's quicker steps (their lower
     quartile) and the process's own CPU time in a step, so a machine busy with other work does not turn the answer
     (a loaded CPU step is longer, a GPU's launches are not; on one shared core every step is longer, but not the
     CPU time it gets)."""
-    facts = facts or {}
+    facts = StepFacts.of(facts)
     k = max(1, steps_per_marker)
     launches = n.ops / k
     spans = {name: v[0] / k for name, v in n.spans.items()}
@@ -37,12 +38,11 @@ def estimate(n: Any, *, steps_per_marker: int = 1, facts: Mapping[str, Any] | No
     low = launches * LAUNCH_SECONDS[0] + copies * COPY_SECONDS[0]
     high = launches * LAUNCH_SECONDS[1] + copies * COPY_SECONDS[1]
     step = n.step_seconds / k
-    cpu = float(facts.get("cpu_seconds_per_marker") or 0.0)
+    cpu = facts.cpu_seconds_per_marker
     bases = {"": step, "the window's quicker steps, their lower quartile": n.quiet_step_seconds / k or step,
              "the process's own CPU time in a step": cpu / k or step}
     basis = min(bases, key=lambda name: bases[name])
-    functions = facts.get("functions") or {}
-    xla = n.xla_ops > 0 or bool(facts.get("jit_compile")) or any(f.get("jit_compile") for f in functions.values())
+    xla = n.xla_ops > 0 or facts.compiled_with_xla
     return GpuEstimate(seconds_per_step=low, range_seconds_per_step=(low, high), launches_per_step=launches,
                        copies_per_step=copies, cpu_step_seconds=bases[basis], measured=bool(n.gpu),
                        sources=(*LAUNCH_SOURCES, COPY_SOURCE), measured_step_seconds=step if n.gpu else 0.0,

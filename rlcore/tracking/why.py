@@ -12,6 +12,7 @@ from rlcore.contract.profile import Profile, TopOp
 from rlcore.tracking import explain, gpu, op_reading, xplane
 from rlcore.tracking.capture import Captured
 from rlcore.tracking.causes import RULES
+from rlcore.tracking.facts import StepFacts
 
 
 def profile(captured: Captured, *, compile_seconds: float = 0.0, train_seconds: float = 0.0,
@@ -24,21 +25,21 @@ def profile(captured: Captured, *, compile_seconds: float = 0.0, train_seconds: 
     except Exception as e:  # a capture xprof cannot read: say so, keep the file
         return Profile(error=f"The capture could not be read ({type(e).__name__}: {str(e)[:200]}).",
                        capture=str(captured.path), wanted_steps=captured.wanted)
-    facts = {"retraces": captured.retraces, "retrace_sites": captured.retrace_sites,
-             "functions": captured.functions, "where_steps": captured.where_steps,
-             "compile_seconds": compile_seconds, "train_seconds": train_seconds,
-             "steps_per_marker": steps_per_marker, "cpu_seconds_per_marker": captured.cpu_seconds_per_marker
-             } | dict(facts or {})
-    return of_numbers(numbers, captured, facts=facts, steps_per_marker=steps_per_marker)
+    known = StepFacts.of({"retraces": captured.retraces, "retrace_sites": captured.retrace_sites,
+                          "functions": captured.functions, "where_steps": captured.where_steps,
+                          "compile_seconds": compile_seconds, "train_seconds": train_seconds,
+                          "steps_per_marker": steps_per_marker,
+                          "cpu_seconds_per_marker": captured.cpu_seconds_per_marker} | dict(facts or {}))
+    return of_numbers(numbers, captured, facts=known, steps_per_marker=steps_per_marker)
 
 
-def of_numbers(numbers: xplane.StepNumbers, captured: Captured, *, facts: Mapping[str, Any],
+def of_numbers(numbers: xplane.StepNumbers, captured: Captured, *, facts: StepFacts | Mapping[str, Any],
                steps_per_marker: int = 1) -> Profile:
     """The profile of a capture's numbers: the findings, the op-level verdict, one verdict of the two, the GPU
     estimate, and the numbers per training step."""
     k = max(1, steps_per_marker)
-    compile_seconds, train_seconds = float(facts.get("compile_seconds") or 0.0), float(facts.get("train_seconds")
-                                                                                        or 0.0)
+    facts = StepFacts.of(facts)
+    compile_seconds, train_seconds = facts.compile_seconds, facts.train_seconds
     notes: list[str] = []
     found = explain.explain(numbers, steps_per_marker=k, facts=facts, calls=captured.calls, notes=notes)
     notes += list(RULES.skipped.values())  # an installed package's rule that could not load: said, never silent

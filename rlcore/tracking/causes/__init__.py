@@ -30,6 +30,7 @@ from typing import Any
 from rlcore.contract import settings
 from rlcore.contract.profile import Cause, Finding, Where
 from rlcore.contract.registry import Registry
+from rlcore.tracking.facts import StepFacts
 
 MIN_SHARE = 0.10  # of the step: less is not worth a change (xprof's 5% calls a 0.5 ms CPU step "input-bound")
 MIN_SECONDS = 50e-6  # per step: a time a person can notice
@@ -160,7 +161,7 @@ class Step:
 
     numbers: Any  # xplane.StepNumbers
     k: int = 1
-    facts: Mapping[str, Any] = field(default_factory=dict)
+    facts: StepFacts = field(default_factory=StepFacts)
     calls: Mapping[str, list[Any]] = field(default_factory=dict)  # span -> hooks.CallSite, most called first
     found: list[Finding] = field(default_factory=list)  # named so far, in the rules' order
     _claimed: set[str] = field(default_factory=set)
@@ -213,7 +214,7 @@ def where_of(step: Step, span: str, seconds: float, most: int = 5) -> tuple[Wher
     """The person's lines behind a span (counted in the steps after the capture), each with its calls per step and
     its part of the span's seconds (shared by calls)."""
     sites = step.sites(span)
-    steps = int(step.facts.get("where_steps") or 0)
+    steps = step.facts.where_steps
     if not sites or not steps:
         return ()
     total = sum(s.calls for s in sites) or 1

@@ -13,17 +13,17 @@ MOST = 0.5  # of the step
 def decide(step: Step) -> Seen | None:
     per_step = sum(f.seconds_per_step for f in step.found if not f.once_per_run)
     kernels = step.per(step.numbers.compute_seconds)
-    looped = step.k > 1 or int(step.facts.get("steps_per_execution") or 1) > 1
+    looped = step.k > 1 or step.facts.steps_per_execution > 1
     if looped:  # a call that loops over steps: the profiler records a loop's costly ops only, the rest is its work
         kernels += step.per(step.numbers.dispatch_seconds)
     compute = min(kernels, max(0.0, step.seconds - per_step))
     if any(f.share >= MIN_SHARE for f in step.found) and compute <= MOST * step.seconds:
         return None
-    functions = step.facts.get("functions") or {}
-    compiled = step.numbers.xla_ops > 0 or step.facts.get("jit_compile") or any(
+    functions = step.facts.functions
+    compiled = step.numbers.xla_ops > 0 or step.facts.jit_compile or any(
         f.get("jit_compile") for f in functions.values())
     evidence = f"{step.per(step.numbers.ops):,.0f} ops per step"
-    if compiled or not (functions or step.facts.get("steps_per_execution")):
+    if compiled or not (functions or step.facts.steps_per_execution > 1):
         return Seen("the arithmetic itself", compute, evidence, in_effect="XLA" if compiled else "", try_fix="")
     return Seen("the arithmetic itself", compute, evidence,
                 fix="only less arithmetic (a smaller model or batch), fused kernels (jit_compile=True on the training "

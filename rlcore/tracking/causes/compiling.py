@@ -8,11 +8,10 @@ from rlcore.tracking.causes import GUIDES, Rule, Seen, Step, register
 
 
 def decide(step: Step) -> Seen | None:
-    compile_seconds = float(step.facts.get("compile_seconds") or 0.0)
-    train_seconds = float(step.facts.get("train_seconds") or 0.0)
+    compile_seconds, train_seconds = step.facts.compile_seconds, step.facts.train_seconds
     if not (compile_seconds and train_seconds and compile_seconds > train_seconds):
         return None
-    return Seen("compiling", compile_seconds / max(1, int(step.facts.get("steps") or 1)),
+    return Seen("compiling", compile_seconds / max(1, step.facts.steps),
                 f"tracing and compiling took {seconds_text(compile_seconds)} once, more than the "
                 f"{seconds_text(train_seconds)} of training it served (per step: spread over the run's steps)",
                 share=compile_seconds / (compile_seconds + train_seconds))

@@ -19,7 +19,7 @@ def decide(step: Step) -> Seen | None:
     waiting = step.per(step.numbers.input_seconds)
     if waiting < MIN_SECONDS:
         return None
-    pipelines: list[dict[str, Any]] = list(step.facts.get("datasets") or [])
+    pipelines: list[dict[str, Any]] = [dict(p) for p in step.facts.datasets]
     maps = [m for p in pipelines for m in p.get("maps", [])]
     python = [(m, f) for m in maps for f in m.get("python", [])]
     in_effect = [what for what, on in (("prefetch", pipelines and all(p.get("prefetch") for p in pipelines)),

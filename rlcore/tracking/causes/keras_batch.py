@@ -20,7 +20,7 @@ def decide(step: Step) -> Seen | None:
     if not calls:
         return None
     dispatch = step.per(step.numbers.dispatch_seconds)
-    spe = int(step.facts.get("steps_per_execution") or 1)
+    spe = step.facts.steps_per_execution
     evidence = (f"each call's logs fetched to Python ({seconds_text(logs)}) and a function call set up "
                 f"({seconds_text(dispatch)}) for {seconds_text(step.per(step.numbers.compute_seconds))} of arithmetic")
     if spe > 1:  # one call runs a loop of batches: its set-up is mostly the loop's own work (see arithmetic.py)

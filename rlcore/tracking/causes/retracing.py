@@ -12,11 +12,11 @@ def decide(step: Step) -> Seen | None:
     n = step.numbers
     if not n.retraces:
         return None
-    notes = step.facts.get("retraces") or {}
+    notes = step.facts.retraces
     why = "; ".join(f"{name}: {note}" for name, note in notes.items() if note) or \
         "a Python number or a new shape among its arguments"
     cost = step.per(sum(v[1] for name, v in n.functions.items() if name in n.retraced))
-    sites = step.facts.get("retrace_sites") or {}
+    sites = step.facts.retrace_sites
     where = []
     for name in sorted(n.retraced):
         called, defined = sites.get(name, (None, None))
@@ -24,7 +24,7 @@ def decide(step: Step) -> Seen | None:
             where.append(line_at(*called, calls=n.retraces / max(1, n.steps)))
         if defined:
             where.append(line_at(*defined))
-    reducing = [name for name in n.retraced if (step.facts.get("functions") or {}).get(name, {}).get(
+    reducing = [name for name in n.retraced if step.facts.functions.get(name, {}).get(
         "reduce_retracing")]
     found = Seen(f"retracing {', '.join(sorted(n.retraced))[:120]}", cost,
                  f"traced again {n.retraces:,} times in {n.steps:,} steps ({why})", where=tuple(where[:4]))
