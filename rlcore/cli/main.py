@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rlcore.cli.common import fail
-from rlcore.cli.machine import run_cluster, run_devices, run_operator_hash
+from rlcore.cli.machine_commands import run_cluster, run_devices, run_operator_hash
 from rlcore.cli.parser import build_parser
 from rlcore.cli.stored import run_runs, run_sweep, run_sweeps
 from rlcore.cli.train import run_profile, run_workload

@@ -17,7 +17,7 @@ from rlcore.contract.summary import RunSummary
 from rlcore.contract.summary import of as summary_of
 from rlcore.contract.text import amount_text, seconds_text
 from rlcore.contract.workloads import Chart, Headline, Outcome, OwnCode, Reporter, Verdict, Workload, register
-from rlcore.workloads.script import own
+from rlcore.workloads.script import in_process
 from rlcore.workloads.script.config import ScriptConfig
 
 KIND = "script"
@@ -33,7 +33,7 @@ def train(cfg: ScriptConfig, reporter: Reporter) -> Outcome:
     from rlcore.workloads.script.session import Session
 
     script = runner.check(cfg.path)
-    own.read_with(cfg.causes)
+    in_process.read_with(cfg.causes)
     if cfg.sha256 and sha256(script) != cfg.sha256:  # another file at the same path (a changed one, another node)
         raise ConfigError(f"The script at {script} is not the one this run was made for (its content differs); run "
                           "it again to take it as it is now.", "path")
@@ -90,7 +90,7 @@ def prepare(values: dict[str, Any]) -> dict[str, Any]:
     script = runner.check(str(values.get("path", "")))
     name = check_text(values.get("name") or "", "--name", LABEL_MAX) or readable_name(script.name)
     causes = os.environ.get(settings.CAUSES.name, "")
-    own.read_with(causes)
+    in_process.read_with(causes)
     return dict(values) | {"path": str(script.resolve()), "sha256": code.sha256(script), "name": name,
                            "causes": causes}
 
@@ -119,6 +119,6 @@ WORKLOAD = register(Workload(
             Chart("", "what your code logged", kind="auto"),
             Chart(PHASE_PREFIX, "where the time goes", kind="phases")),
     code=code_card, prepare=prepare,
-    own_code=OwnCode(config_of_this_process=own.config_of_this_process, start=own.start, joined=own.joined,
-                     label=own.label, keras_callback=own.keras_callback),
+    own_code=OwnCode(config_of_this_process=in_process.config_of_this_process, start=in_process.start,
+                     joined=in_process.joined, label=in_process.label, keras_callback=in_process.keras_callback),
 ))
