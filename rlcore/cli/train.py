@@ -27,7 +27,7 @@ from rlcore.contract.reporting import STEPS_PER_S, TRAINING, Record, RunInfo
 from rlcore.contract.status import RunStatus
 from rlcore.contract.summary import of as summary_of
 from rlcore.contract.text import amount_text, percent_text
-from rlcore.tracking.machine import DeviceError, check_device, prepare_process
+from rlcore.tracking.machine import DeviceError, check_device
 
 PROFILE_FLAGS = {"profile": "--steps", "warmup": "--warmup", "fix": "--fix", "fix_of": "--fix-of"}  # the setting's flag
 EXIT_FAILED = 1  # the run itself failed (its reason printed); bad input is EXIT_BAD_INPUT
@@ -308,8 +308,7 @@ def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset:
         return fail(str(e))
     try:
         # Before the run's framework starts in this process: its device, threads, XLA cache and capture folder.
-        prepare_process(",".join(workloads.devices_of(cfg)), store.home, threads=workloads.threads_of(cfg),
-                        profile_dir=store.run_dir(run_id) / PROFILE_DIR)
+        worker.prepare(cfg, home=store.home, profile_dir=store.run_dir(run_id) / PROFILE_DIR)
         try:
             if workload.framework(cfg) == "tensorflow":
                 for device in workloads.devices_of(cfg):

@@ -25,14 +25,11 @@ from typing import Any
 from rlcore.contract import settings
 from rlcore.contract.params import ConfigError
 from rlcore.contract.status import RunStatus
-from rlcore.contract.workloads import devices_of, threads_of
 from rlcore.contract.workloads import get as get_workload
-from rlcore.runs import executor
+from rlcore.runs import executor, worker
 from rlcore.runs.lifecycle import WAITABLE, RunLifecycle
 from rlcore.runs.store import ACTIVE, HOST, WORKER_DIED, Store, StoreError
-from rlcore.runs.worker import execute
 from rlcore.tracking.capture import PROFILE_DIR
-from rlcore.tracking.machine import prepare_process
 
 NAME = "local"
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -190,9 +187,8 @@ def run_worker(run_id: int, store: Store | None = None) -> int:
         return 0
     # Before TensorFlow starts in this process: it reads the device and the XLA cache setting only then. A profile's
     # capture goes straight into the run's folder.
-    prepare_process(",".join(devices_of(cfg)), store.home, threads=threads_of(cfg),
-                    profile_dir=store.run_dir(run_id) / PROFILE_DIR)
-    execute(store, run_id, workload, cfg)
+    worker.prepare(cfg, home=store.home, profile_dir=store.run_dir(run_id) / PROFILE_DIR)
+    worker.execute(store, run_id, workload, cfg)
     # The run is recorded: the worker ends now, whatever threads the code left running (a person's script may
     # leave a non-daemon thread), so the queue's next run never waits on it.
     sys.stdout.flush()

@@ -367,28 +367,24 @@ def _execute(run_id: int, kind: str, config: dict[str, Any], service: Any) -> di
     """One run on a cluster node, in a fresh worker process."""
     import ray
 
-    from rlcore.tracking.machine import card_for, prepare_process, set_threads
+    from rlcore.runs import worker
+    from rlcore.tracking.machine import set_threads
 
     workload = workloads.get(kind)
     cfg = workload.make_config(config)
     # Before TensorFlow starts in this process (it starts here: max_calls=1 gives every run a fresh worker).
     # Ray already fixes CUDA_VISIBLE_DEVICES for a task that asked for GPUs; a CPU run hides them.
     capture = Path(tempfile.mkdtemp(prefix="rlcore-profile-"))  # a profile's files travel back as bytes
-    prepare_process(",".join(workloads.devices_of(cfg)), Path(tempfile.gettempdir()) / "rlcore",
-                    profile_dir=capture)
+    worker.prepare(cfg, home=Path(tempfile.gettempdir()) / "rlcore", profile_dir=capture, threads=0)
     # TensorFlow would use every core of the node for each run; a task uses the threads its run asks for, or the
     # CPUs it was given, so two runs sharing a machine do not fight over the same cores.
     cpus = workloads.threads_of(cfg) or max(1, round(ray.get_runtime_context().get_assigned_resources().get("CPU", 1)))
-    framework = workload.framework(cfg)
-    set_threads(framework, cpus)
-    environment = card_for(framework) | {"node": _node(ray)}
-    sink = ServiceSink(ray, service, run_id)
-    # No grace of its own: after a cancel's grace the service cancels the task by force.
-    life = RunLifecycle(sink, grace=None)
-    if not life.start(environment):
-        return None
+    set_threads(workload.framework(cfg), cpus)
     began = time.time()
-    ended = life.run(lambda reporter: workload.train(cfg, reporter))
+    # No grace of its own: after a cancel's grace the service cancels the task by force.
+    ended = worker.run(ServiceSink(ray, service, run_id), workload, cfg, environment={"node": _node(ray)}, grace=None)
+    if ended is None:  # cancelled before it started
+        return None
     if ended.status not in (RunStatus.DONE, RunStatus.CANCELLED) or ended.summary is None:
         return {"status": ended.status, "error": ended.error}
     # When the task ended, so the cost of getting its result into the store can be measured.
