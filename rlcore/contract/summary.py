@@ -10,12 +10,12 @@ Made where the store reads a row (``runs.store``) and where a run ends; a plain 
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from rlcore.contract.profile import Profile
+from rlcore.contract.profile import _number as profile_number
 
 
 @dataclass(frozen=True)
@@ -98,11 +98,8 @@ def of(summary: Any) -> RunSummary | None:
 
 
 def _number(value: Any) -> float | None:
-    """A stored number as a finite float; anything else (text, a bool, 10**400) is no number."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
+    """A stored number as a finite float (the profile's own check); anything else (text, a bool, 10**400) is None."""
     try:
-        number = float(value)
-    except OverflowError:
+        return profile_number(value, "value")
+    except (ValueError, OverflowError):
         return None
-    return number if math.isfinite(number) else None

@@ -219,7 +219,7 @@ KERAS_SMALL_BATCH = """
     import numpy as np
     from tensorflow import keras
     if os.environ.get("GRANDCHILD_PIDS"):  # a grandchild that outlives the script, holding its stdout and stderr
-        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
         open(os.environ["GRANDCHILD_PIDS"], "a").write(f"{child.pid}\\n")
     x, y = np.random.rand(2048, 8).astype("float32"), np.random.rand(2048, 1).astype("float32")
     model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(8), keras.layers.Dense(1)])
