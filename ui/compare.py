@@ -168,7 +168,7 @@ def _machine(runs: list[Run], metrics: pd.DataFrame) -> None:
         if len(metrics) else metrics
     if not len(rows):
         return
-    cores = max(int(views.summary(r).system.get("machine_cores") or (r.environment or {}).get("cores") or 1)
+    cores = max(views.summary(r).machine_cores or int((r.environment or {}).get("cores") or 1)
                 for r in runs)
     with st.expander("What the machine did"):
         for r in runs:

@@ -19,7 +19,7 @@ from rlcore.contract import profile_text, workloads
 from rlcore.contract.params import ConfigError, applies, label_of, parse_id
 from rlcore.contract.profile import Finding, Profile, of_summary
 from rlcore.contract.reporting import PHASE_PREFIX
-from rlcore.contract.status import RunStatus
+from rlcore.contract.status import FINISHED, RunStatus
 from rlcore.contract.summary import RunSummary
 from rlcore.contract.summary import of as summary_of
 from rlcore.contract.text import count_text
@@ -48,7 +48,7 @@ def parse_run_ids(text: str, known: Iterable[int]) -> list[int]:
 
 def verdict(run: Run) -> workloads.Verdict | None:
     """The run judged by its workload's yardstick; None while it has no result to judge."""
-    if not run.summary or run.status not in (RunStatus.DONE, RunStatus.CANCELLED):
+    if not run.summary or run.status not in FINISHED:
         return None
     workload = workloads.of_run(run.kind)
     if not workloads.WORKLOADS.has(run.kind):  # no config to read: the stand-in says why in one sentence

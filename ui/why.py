@@ -121,7 +121,7 @@ def machine(run: Run, metrics: pd.DataFrame) -> None:
     sentence = views.machine_sentence(typed.system or None)
     if sentence is None and not len(rows):
         return
-    cores = int(typed.system.get("machine_cores") or (run.environment or {}).get("cores") or 1)
+    cores = typed.machine_cores or int((run.environment or {}).get("cores") or 1)
     with st.expander("What the machine did", expanded=False):
         if sentence:
             st.markdown(fmt.md(sentence, 400))

@@ -18,7 +18,7 @@ from rlcore.cli.common import (
 from rlcore.cli.train import write_result
 from rlcore.contract import workloads
 from rlcore.contract.params import LABEL_MAX, ConfigError, check_text, label_of, parse_float, parse_id, parse_int
-from rlcore.contract.status import RunStatus
+from rlcore.contract.status import FINISHED, RunStatus
 from rlcore.runs import finder
 
 
@@ -330,7 +330,7 @@ def _edit_run(store: Any, run: Any, args: argparse.Namespace) -> int:
 
 
 def _verdict(run: Any) -> dict[str, str] | None:
-    if run.status not in (RunStatus.DONE, RunStatus.CANCELLED) or not run.summary:
+    if run.status not in FINISHED or not run.summary:
         return None
     workload = workloads.of_run(run.kind)  # a kind this lab does not have: its stand-in's one sentence
     if not workloads.WORKLOADS.has(run.kind):

@@ -73,8 +73,10 @@ class RunSummary(dict):
         return system if isinstance(system, Mapping) else {}
 
     @property
-    def machine_cores(self) -> int:
-        return int(_number(self.system.get("machine_cores")) or 1)
+    def machine_cores(self) -> int | None:
+        """The cores of the machine the run trained on, as its system sampler counted them (None: not sampled)."""
+        cores = _number(self.system.get("machine_cores"))
+        return int(cores) if cores else None
 
     @property
     def fix(self) -> TriedFix | None:

@@ -31,7 +31,7 @@ from typing import Any
 
 from rlcore.contract import settings, workloads
 from rlcore.contract.params import ConfigError
-from rlcore.contract.status import RunStatus
+from rlcore.contract.status import FINISHED, RunStatus
 from rlcore.runs.executor import Executor, register
 from rlcore.runs.lifecycle import Ended, RunLifecycle
 from rlcore.runs.store import Store, StoreError
@@ -385,7 +385,7 @@ def _execute(run_id: int, kind: str, config: dict[str, Any], service: Any) -> di
     ended = worker.run(ServiceSink(ray, service, run_id), workload, cfg, environment={"node": _node(ray)}, grace=None)
     if ended is None:  # cancelled before it started
         return None
-    if ended.status not in (RunStatus.DONE, RunStatus.CANCELLED) or ended.summary is None:
+    if ended.status not in FINISHED or ended.summary is None:
         return {"status": ended.status, "error": ended.error}
     # When the task ended, so the cost of getting its result into the store can be measured.
     timing = {"task_seconds": time.time() - began, "task_ended": time.time()}

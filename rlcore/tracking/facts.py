@@ -50,9 +50,6 @@ class StepFacts:
             values["datasets"] = tuple(values["datasets"])
         return cls(**values)
 
-    def with_(self, **changes: Any) -> StepFacts:
-        return dataclasses.replace(self, **changes)
-
     @property
     def compiled_with_xla(self) -> bool:
         """XLA asked for: Keras's jit_compile, or any of the person's tf.functions made with it."""
