@@ -27,6 +27,7 @@ class Cause(enum.StrEnum):
     LAUNCH = "launch-bound"
     SYNC = "sync-bound"
     KERAS = "keras-overhead"
+    KERAS_CALLS = "call-setup-bound"  # a Keras training method called per batch or per sample
     CALLBACK = "callback-bound"
     INPUT = "input-bound"
     RETRACING = "retracing"
@@ -37,6 +38,7 @@ class Cause(enum.StrEnum):
     COMPUTE = "compute-bound"
     COPY = "copy-bound"
     KERNEL_LAUNCH = "kernel-launch-bound"
+    UNEXPLAINED = "not-explained"  # a part of the step no rule explains: said as such, with its ops
     OTHER = "other"  # a cause a plug-in rule names that this lab does not know (an older lab reading a newer store)
 
     @classmethod
@@ -51,6 +53,9 @@ class Cause(enum.StrEnum):
     def once_per_run(self) -> bool:
         """Paid once per run, not per step (a compile): its share is of the run's time, and it follows the others."""
         return self is Cause.COMPILE
+
+# Parts no change of the person's code removes: the arithmetic (what remains), and what no rule explains.
+NOT_A_CHANGE = (Cause.COMPUTE, Cause.UNEXPLAINED)
 
 
 @dataclass(frozen=True)
@@ -180,7 +185,7 @@ class Profile:
     def leading(self) -> Finding | None:
         """The change to make first: the costliest finding a change removes, worth a change (not the arithmetic,
         which is what remains after the others)."""
-        return next((f for f in self.findings if f.cause != Cause.COMPUTE and f.share >= MIN_SHARE),
+        return next((f for f in self.findings if f.cause not in NOT_A_CHANGE and f.share >= MIN_SHARE),
                     self.findings[0] if self.findings else None)
 
     # ------------------------------------------------------------ JSON, as a run's summary stores it

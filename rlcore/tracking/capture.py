@@ -40,6 +40,10 @@ class Captured:
     where_steps: int = 0  # the steps the person's lines were counted in
     retrace_sites: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # function -> (called at, defined at)
     functions: dict[str, dict[str, Any]] = field(default_factory=dict)  # each tf.function's jit_compile, retracing
+    made: dict[str, tuple[int, Any, Any]] = field(default_factory=dict)  # tf.functions made in the window: (count,
+    # the line that made them, the line that called them)
+    numpy_args: dict[str, tuple[int, int, Any]] = field(default_factory=dict)  # (calls, largest bytes, called at)
+    callbacks: dict[str, Any] = field(default_factory=dict)  # Keras callbacks by class: their batch hook's def
     # The process's CPU time inside each recorded step, on average: what the step costs the machine whatever else
     # runs beside it (a busy core stretches a step's wall time, not its CPU time); 0 when unknown.
     cpu_seconds_per_marker: float = 0.0
@@ -234,6 +238,9 @@ class ProfileWindow:
                         retrace_sites={name: (note.called_at, note.defined_at)
                                        for name, note in self.instruments.retraces.items()},
                         functions=dict(self.instruments.functions),
+                        made={name: (note.count, note.defined_at, note.called_at)
+                              for name, note in self.instruments.made.items()},
+                        numpy_args=dict(self.instruments.numpy_args), callbacks=dict(self.instruments.callbacks),
                         cpu_seconds_per_marker=self.cpu_seconds / self.markers if self.markers else 0.0)
 
 

@@ -15,23 +15,28 @@ from rlcore.tracking.hooks import Patches, person_frame
 
 PY_OPS = {"EagerPyFunc": "tf.py_function", "PyFunc": "tf.numpy_function", "PyFuncStateless": "tf.numpy_function"}
 SITE = "_rlcore_map_site"  # where a dataset's map was called, kept on the dataset object
+GENERATOR = "_rlcore_generator"  # a from_generator dataset's generator and the call that made it, kept on it
 
 
 def describe(dataset: Any) -> dict[str, Any]:
     """The pipeline as plain data: {"prefetch": bool, "maps": [{"parallel", "site", "python": [{"op",
-    "function", "file", "line"}]}], "stages": [names, last first]}."""
-    stages, maps = [], []
+    "function", "file", "line"}]}], "stages": [names, last first], "generators": [{"function", "file", "line",
+    "site"}]} (a ``Dataset.from_generator`` source: its Python generator and the line that made it)."""
+    stages, maps, generators = [], [], []
     current, seen = dataset, 0
     while current is not None and seen < 64:
         seen += 1
         name = type(current).__name__.strip("_").removesuffix("Dataset")
         stages.append(name)
+        generator = getattr(current, GENERATOR, None)
+        if generator is not None:
+            generators.append(generator)
         if name.endswith("Map"):
             maps.append({"parallel": name.startswith("Parallel"), "site": getattr(current, SITE, None),
                          "python": _python_of(current)})
         inputs = current._inputs() if hasattr(current, "_inputs") else []
         current = inputs[0] if inputs else None
-    return {"prefetch": "Prefetch" in stages, "maps": maps, "stages": stages}
+    return {"prefetch": "Prefetch" in stages, "maps": maps, "stages": stages, "generators": generators}
 
 
 def _python_of(mapped: Any) -> list[dict[str, Any]]:
@@ -65,6 +70,7 @@ class Notes:
             from tensorflow.python.data.ops import dataset_ops
 
             self.patches.wrap(dataset_ops.DatasetV2, "map", self._mapped)
+            self.patches.wrap(dataset_ops.DatasetV2, "from_generator", self._from_generator, static=True)
             self.patches.wrap(dataset_ops.DatasetV2, "__iter__", self._iterated)
 
     def note(self, dataset: Any) -> None:
@@ -83,6 +89,19 @@ class Notes:
                     setattr(result, SITE, site)
             return result
         return map
+
+    def _from_generator(self, original: Callable) -> Callable:
+        def from_generator(generator: Any, *args: Any, **kwargs: Any) -> Any:
+            result = original(generator, *args, **kwargs)
+            site = person_frame()
+            func = inspect.unwrap(generator)
+            code = getattr(func, "__code__", None)
+            with contextlib.suppress(AttributeError):
+                setattr(result, GENERATOR, {"function": getattr(func, "__name__", "the generator"),
+                                            "file": code.co_filename if code else "",
+                                            "line": code.co_firstlineno if code else 0, "site": site})
+            return result
+        return from_generator
 
     def _iterated(self, original: Callable) -> Callable:
         notes = self

@@ -61,8 +61,12 @@ def _checked(seen: Any) -> Seen:
     return seen
 
 
+NUMBERED = 0.02  # of the step: a part smaller than this is no numbered cause once the causes before it took theirs
+
+
 def _within_the_step(found: list[Finding], step_seconds: float) -> list[Finding]:
-    """The per-step causes hold at most the step between them: a later one gets what the earlier ones left."""
+    """The per-step causes hold at most the step between them: a later one gets what the earlier ones left, and one
+    left with (almost) nothing is not listed (no "0 µs per step (0%)")."""
     left = step_seconds
     out = []
     for f in found:
@@ -71,6 +75,8 @@ def _within_the_step(found: list[Finding], step_seconds: float) -> list[Finding]
             continue
         seconds = min(f.seconds_per_step, max(0.0, left))
         left -= seconds
+        if seconds < f.seconds_per_step and seconds < NUMBERED * step_seconds:
+            continue
         out.append(dataclasses.replace(f, seconds_per_step=seconds, share=seconds / step_seconds)
                    if seconds != f.seconds_per_step else f)
     return out

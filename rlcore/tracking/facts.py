@@ -21,12 +21,20 @@ class StepFacts:
     retrace_sites: Mapping[str, Any] = field(default_factory=dict)
     functions: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     where_steps: int = 0
+    numpy_args: Mapping[str, Any] = field(default_factory=dict)  # numpy handed to a tf.function: (calls, bytes, at)
+    callbacks: Mapping[str, Any] = field(default_factory=dict)  # Keras callbacks by class: on_train_batch_end's def
+    made: Mapping[str, Any] = field(default_factory=dict)  # tf.functions made in the window: (count, made, called)
     compile_seconds: float = 0.0
     train_seconds: float = 0.0
     steps_per_marker: int = 1
     cpu_seconds_per_marker: float = 0.0
     steps_per_execution: int = 1
     jit_compile: bool = False
+    run_eagerly: bool = False  # Keras's model.compile(run_eagerly=True): every batch's ops launched one by one
+    compile_site: tuple[str, int, str] | None = None  # the person's model.compile(...) line
+    # Keras's training methods the person called: [{"method": "model.fit", "calls", "per_call" (batches; samples
+    # for train_on_batch), "site"}]
+    keras_calls: tuple[Mapping[str, Any], ...] = ()
     steps: int = 0
     datasets: tuple[Mapping[str, Any], ...] = ()
 
@@ -44,10 +52,14 @@ class StepFacts:
         for name in ("compile_seconds", "train_seconds", "cpu_seconds_per_marker"):
             if name in values:
                 values[name] = float(values[name] or 0.0)
-        if "jit_compile" in values:
-            values["jit_compile"] = bool(values["jit_compile"])
-        if "datasets" in values:
-            values["datasets"] = tuple(values["datasets"])
+        for name in ("jit_compile", "run_eagerly"):
+            if name in values:
+                values[name] = bool(values[name])
+        if "compile_site" in values:
+            values["compile_site"] = tuple(values["compile_site"])
+        for name in ("datasets", "keras_calls"):
+            if name in values:
+                values[name] = tuple(values[name])
         return cls(**values)
 
     @property

@@ -26,7 +26,8 @@ def profile(captured: Captured, *, compile_seconds: float = 0.0, train_seconds: 
         return Profile(error=f"The capture could not be read ({type(e).__name__}: {str(e)[:200]}).",
                        capture=str(captured.path), wanted_steps=captured.wanted)
     known = StepFacts.of({"retraces": captured.retraces, "retrace_sites": captured.retrace_sites,
-                          "functions": captured.functions, "where_steps": captured.where_steps,
+                          "functions": captured.functions, "made": captured.made, "numpy_args": captured.numpy_args,
+                          "callbacks": captured.callbacks, "where_steps": captured.where_steps,
                           "compile_seconds": compile_seconds, "train_seconds": train_seconds,
                           "steps_per_marker": steps_per_marker,
                           "cpu_seconds_per_marker": captured.cpu_seconds_per_marker} | dict(facts or {}))

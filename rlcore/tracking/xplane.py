@@ -65,6 +65,12 @@ class StepNumbers:
     # The lower quartile of the steps' own times: the step as the machine runs it with the least interference
     # (another process sharing the cores lengthens some steps, rarely all), which a GPU estimate is held against.
     quiet_step_seconds: float = 0.0
+    # The input pipeline's own threads (tf.data's), per step: the Python they ran (a generator, a py_function or
+    # numpy_function map: PyFunc ops) and all their work. It overlaps the step; only the wait (``input_seconds``) is
+    # the step's time.
+    pipeline_python_seconds: float = 0.0
+    pipeline_seconds: float = 0.0
+    python_ops_seconds: float = 0.0  # Python run as an op inside the step's own graph (tf.py_function, ...)
 
 
 def read_capture(path: str | Path) -> StepNumbers:
@@ -88,8 +94,10 @@ def read_capture(path: str | Path) -> StepNumbers:
     # The ops by self time: graph kernels from xprof's framework-op table (an XLA cluster there is one op, so its
     # fused ops are read from the raw events instead), eager kernels from the raw events (the table has none).
     top = _ranked(_merged(_framework_ops(path), ops.eager_compute, ops.xla_compute), steps)
-    spans, eager_by_type, input_seconds, functions, conversions, conversion = _in_the_code_s_words(
+    spans, eager_by_type, python_waits, functions, conversions, conversion = _in_the_code_s_words(
         python, inside, steps)
+    waited = _covered(python_waits + _compiled_waits(host, inside))  # inside TensorFlow's calls: not dispatch
+    input_seconds = waited / steps
     durations = [end - start for start, end in windows]
     quiet = statistics.quantiles(durations, n=4)[0] if len(durations) >= 4 else min(durations)
     return StepNumbers(
@@ -98,10 +106,13 @@ def read_capture(path: str | Path) -> StepNumbers:
         steps=steps, step_seconds=step_total / steps, ops=(ops.eager + ops.graph + ops.xla) / steps,
         eager_ops=ops.eager / steps, function_calls=ops.function_calls / steps, graph_ops=ops.graph / steps,
         xla_ops=ops.xla / steps, retraces=sum(retraced.values()), retraced=tuple(retraced),
-        compute_seconds=compute / steps, dispatch_seconds=max(0.0, tf_time - compute) / steps,
+        compute_seconds=compute / steps,
+        dispatch_seconds=max(0.0, tf_time - compute - waited - ops.python_ops) / steps,
+        python_ops_seconds=ops.python_ops / steps,
         python_seconds=max(0.0, step_total - tf_time) / steps, conversion_seconds=conversion,
         top_ops=tuple(top), device_kernels=device_kernels / steps, device_busy_seconds=device_busy / steps,
-        copy_seconds=copies / steps, gpu=bool(devices))
+        copy_seconds=copies / steps, gpu=bool(devices), pipeline_python_seconds=ops.pipeline_python / steps,
+        pipeline_seconds=ops.pipeline / steps)
 
 
 def _lines(path: str | Path) -> tuple[list[tuple[str, list[_Event]]], list[tuple[str, list[_Event]]]]:
@@ -128,6 +139,15 @@ class _Ops:
     compute: float = 0.0
     eager_compute: dict[str, float] = dataclasses.field(default_factory=dict)
     xla_compute: dict[str, float] = dataclasses.field(default_factory=dict)
+    pipeline: float = 0.0  # ops run on tf.data's threads (they overlap the step: not its arithmetic)
+    pipeline_python: float = 0.0  # of them, Python run as an op (a generator, a py_function map)
+    python_ops: float = 0.0  # Python run as an op inside the step (a tf.py_function in the training function)
+
+
+PIPELINE_THREADS = "tf_data"  # tf.data's threads: "tf_data_private_threadpool", "tf_data_iterator_resource", ...
+PYTHON_OPS = ("PyFunc", "EagerPyFunc", "PyFuncStateless")
+WAIT_OPS = ("IteratorGetNext", "IteratorGetNextSync", "IteratorGetNextAsOptional", "OptionalGetValue")
+COMPILED_WAIT = "IteratorGetNextOp::DoCompute"  # a compiled step's wait for its next batch, on tf.data's own line
 
 
 def _ops(python: list[_Event], host: list[tuple[str, list[_Event]]], inside) -> _Ops:
@@ -140,13 +160,27 @@ def _ops(python: list[_Event], host: list[tuple[str, list[_Event]]], inside) -> 
     for kernel, holders in _nested(python, "EagerKernelExecute"):
         call = next((h for h in reversed(holders) if h.name == "EagerExecute"), None)
         if call is not None and call.stats.get("is_func") == "0" and inside(kernel):
-            ops.compute += kernel.duration
             named = next((h for h in reversed(holders) if h.name.startswith("EagerLocalExecute: ")), None)
             op_type = named.name.removeprefix("EagerLocalExecute: ") if named else "?"
+            if op_type in WAIT_OPS:
+                continue  # `for batch in dataset`: the kernel waits for the next batch (input, not arithmetic)
+            ops.compute += kernel.duration
             ops.eager_compute[op_type] = ops.eager_compute.get(op_type, 0.0) + kernel.duration
-    for _, events in host:
+    for line_name, events in host:
+        pipeline = line_name.startswith(PIPELINE_THREADS)
         for e in events:
             if not inside(e) or e.name.startswith(_NOT_OPS):
+                continue
+            if pipeline:
+                if _GRAPH_OP.match(e.name):
+                    ops.pipeline += e.duration
+                    if e.name.rsplit(":", 1)[1] in PYTHON_OPS:
+                        ops.pipeline_python += e.duration
+                continue
+            if _GRAPH_OP.match(e.name) and e.name.rsplit(":", 1)[1] in WAIT_OPS:
+                continue  # the step waiting for its input inside a compiled call: input, not arithmetic
+            if _GRAPH_OP.match(e.name) and e.name.rsplit(":", 1)[1] in PYTHON_OPS:
+                ops.python_ops += e.duration  # Python run as an op: not the kernels' arithmetic
                 continue
             if "hlo_op" in e.stats:
                 base = re.sub(r"\.\d+$", "", e.name)
@@ -230,7 +264,8 @@ def _in_the_code_s_words(python: list[_Event], inside, steps: int) -> tuple[Any,
     spans: dict[str, list[float]] = {}
     by_type: dict[str, list[float]] = {}
     functions: dict[str, list[float]] = {}
-    waiting = converting = 0.0
+    waits: list[tuple[float, float]] = []
+    converting = 0.0
     conversions = 0
     stack: list[_Event] = []
     for e in sorted((e for e in python if inside(e) and e.name != STEP_MARKER), key=lambda e: (e.start, -e.duration)):
@@ -255,7 +290,7 @@ def _in_the_code_s_words(python: list[_Event], inside, steps: int) -> tuple[Any,
             if call is not None and call.stats.get("is_func") == "0" and named is not None:
                 by_type.setdefault(named.name.removeprefix("EagerLocalExecute: "), [0.0, 0.0, 0.0])[2] += e.duration
         elif e.name.startswith("IteratorGetNext") and not any(h.name.startswith("IteratorGetNext") for h in stack):
-            waiting += e.duration
+            waits.append((e.start, e.end))
         elif "tracing_count" in e.stats and not any("tracing_count" in h.stats for h in stack):
             entry = functions.setdefault(e.name, [0.0, 0.0])
             entry[0] += 1
@@ -268,8 +303,23 @@ def _in_the_code_s_words(python: list[_Event], inside, steps: int) -> tuple[Any,
 
     def per_step(table: dict[str, list[float]]) -> dict[str, list[float]]:
         return {k: [x * per for x in v] for k, v in sorted(table.items(), key=lambda kv: -kv[1][1])}
-    return (per_step(spans), per_step(by_type), waiting * per, per_step(functions), conversions * per,
-            converting * per)
+    return (per_step(spans), per_step(by_type), waits, per_step(functions), conversions * per, converting * per)
+
+
+def _compiled_waits(host: list[tuple[str, list[_Event]]], inside) -> list[tuple[float, float]]:
+    """Inside a compiled step (model.fit, a tf.function that iterates) the wait for input is no event of the
+    Python thread: it is the iterator's GetNext, on tf.data's own line."""
+    return [(e.start, e.end) for _, events in host for e in events if e.name == COMPILED_WAIT and inside(e)]
+
+
+def _covered(intervals: list[tuple[float, float]]) -> float:
+    """The time covered by intervals that may overlap (an eager GetNext holds the iterator's own event)."""
+    total, reach = 0.0, float("-inf")
+    for start, end in sorted(intervals):
+        if end > reach:
+            total += end - max(start, reach)
+            reach = end
+    return total
 
 
 def _retraces(python: list[_Event], inside) -> dict[str, int]:

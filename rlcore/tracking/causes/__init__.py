@@ -164,6 +164,9 @@ class Step:
     facts: StepFacts = field(default_factory=StepFacts)
     calls: Mapping[str, list[Any]] = field(default_factory=dict)  # span -> hooks.CallSite, most called first
     found: list[Finding] = field(default_factory=list)  # named so far, in the rules' order
+    # A rule took all the work around the arithmetic (Keras's set-up of a call per batch): the rules that read
+    # that work in parts (Keras's logs, dispatch, launches, Python) leave it to it.
+    overhead_taken: bool = False
     _claimed: set[str] = field(default_factory=set)
 
     @property

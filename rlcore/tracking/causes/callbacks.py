@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from rlcore.contract.profile import Cause
+from rlcore.contract.profile import Cause, Where
 from rlcore.contract.text import seconds_text
-from rlcore.tracking.causes import GUIDES, Rule, Seen, Step, register
+from rlcore.tracking.causes import GUIDES, Rule, Seen, Step, line_at, register
 from rlcore.tracking.hooks import CALLBACK
 
 OWN_CALLBACK = "LabCallback"  # the lab's Keras callback is not one of the person's slow callbacks
@@ -15,8 +15,14 @@ def decide(step: Step) -> list[Seen]:
     callbacks = [(name.removeprefix(CALLBACK), seconds) for name, (_, seconds) in step.spans(CALLBACK).items()
                  if name.removeprefix(CALLBACK) != OWN_CALLBACK]
     return [Seen(f"the callback {name}", seconds, f"{seconds_text(seconds)} per batch in {name}.on_train_batch_end",
-                 fix=f"make {name}.on_train_batch_end cheaper, or run it every N batches")
+                 fix=f"make {name}.on_train_batch_end cheaper, or run it every N batches (or in on_epoch_end)",
+                 where=_defined(step, name))
             for name, seconds in sorted(callbacks, key=lambda x: -x[1])]
+
+
+def _defined(step: Step, name: str) -> tuple[Where, ...]:
+    site = step.facts.callbacks.get(name)
+    return (line_at(*site),) if site else ()
 
 
 register(Rule("callbacks", Cause.CALLBACK, decide, order=45, measures=(CALLBACK + "*",),

@@ -9,7 +9,7 @@ from rlcore.tracking.causes import GUIDES, Rule, Seen, Step, register
 
 def decide(step: Step) -> Seen | None:
     compile_seconds, train_seconds = step.facts.compile_seconds, step.facts.train_seconds
-    if not (compile_seconds and train_seconds and compile_seconds > train_seconds):
+    if not (compile_seconds > 0 and train_seconds > 0 and compile_seconds > train_seconds):  # never a negative share
         return None
     return Seen("compiling", compile_seconds / max(1, step.facts.steps),
                 f"tracing and compiling took {seconds_text(compile_seconds)} once, more than the "

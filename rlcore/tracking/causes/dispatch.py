@@ -13,11 +13,15 @@ SHARE = 0.3  # of the step: a set-up this large is a cause even when the kernels
 
 
 def decide(step: Step) -> Seen | None:
+    if step.overhead_taken:
+        return None
     n = step.numbers
     calls = step.per(n.function_calls)
     setting_up = step.per(n.dispatch_seconds)
     keras_says_it = step.span(LOGS)[0] > 0  # model.fit's batches: the Keras rule holds the set-up
-    if (keras_says_it or n.retraces or calls <= 0 or sum(c for _, c, _, _ in step.eager_unclaimed()) >= LAUNCHED
+    retracing = any(f.cause == Cause.RETRACING for f in step.found)  # a trace's cost is set-up too: retracing's
+    if (keras_says_it or n.retraces or retracing or calls <= 0
+            or sum(c for _, c, _, _ in step.eager_unclaimed()) >= LAUNCHED
             or not (n.dispatch_seconds > n.compute_seconds or setting_up >= max(MIN_SECONDS, SHARE * step.seconds))):
         return None  # a retrace's cost is set-up too: the retracing rule holds it
     evidence = (f"{calls:,.2g} tf.function call{'s' if calls != 1 else ''} per step cost {seconds_text(setting_up)} "

@@ -11,46 +11,74 @@ from rlcore.contract.profile import Cause
 from rlcore.contract.text import seconds_text
 from rlcore.tracking.causes import GUIDES, MIN_SECONDS, Fix, Rule, Seen, Step, line_at, register
 
-PY_OPS = ("EagerPyFunc", "PyFunc", "PyFuncStateless")
 ADVICE = {"prefetch": "dataset.prefetch(tf.data.AUTOTUNE)", "parallel": "map(..., num_parallel_calls=tf.data.AUTOTUNE)"}
 
 
 def decide(step: Step) -> Seen | None:
     waiting = step.per(step.numbers.input_seconds)
-    if waiting < MIN_SECONDS:
+    ran = step.per(step.numbers.pipeline_python_seconds)
+    if max(waiting, ran) < MIN_SECONDS:
         return None
     pipelines: list[dict[str, Any]] = [dict(p) for p in step.facts.datasets]
     maps = [m for p in pipelines for m in p.get("maps", [])]
     python = [(m, f) for m in maps for f in m.get("python", [])]
+    generators = [g for p in pipelines for g in p.get("generators", [])]
     in_effect = [what for what, on in (("prefetch", pipelines and all(p.get("prefetch") for p in pipelines)),
                                        ("parallel", maps and all(m.get("parallel") for m in maps))) if on]
     said = ", ".join(ADVICE[w] for w in in_effect)
+    # Python run by tf.data's own threads, as measured (a generator, a py_function map): the step waits on it, and
+    # while it runs it holds the GIL the step's own Python (Keras's, the call's set-up) needs: the step pays for it
+    # either way, up to all of the step but its kernels.
+    python_cost = max(waiting, min(ran, step.seconds - step.per(step.numbers.compute_seconds)))
+    ran_text = (f"; tf.data's threads ran {seconds_text(ran)} of Python (PyFunc) a step, holding the GIL the "
+                "step's own Python needs" if ran else "")
+    evidence = f"the step waits {seconds_text(waiting)} for its next batch (IteratorGetNext){ran_text}"
+    if generators:
+        return _generator(generators[0], python_cost, evidence)
     if python:
         mapped, func = python[0]
-        py_seconds = sum(op["self_seconds_per_step"] for op in step.numbers.top_ops if op["name"] in PY_OPS)
-        cost = f", {seconds_text(step.per(py_seconds))} a step" if py_seconds else ""
         where = [line_at(func["file"], func["line"], func["function"])] if func.get("file") else []
         if mapped.get("site"):
             where.append(line_at(*mapped["site"]))
         fix = (f"write {func['function']} in TensorFlow ops, so the map runs as a graph: your map runs Python "
-               f"({func['op']} at {where[0].file}:{where[0].line}{cost})" if where else
+               f"({func['op']} at {where[0].file}:{where[0].line})" if where else
                f"write the map's function in TensorFlow ops instead of {func['op']}")
-        if in_effect:
-            fix += f"; {said} already in effect cannot lift it far"
-        return Seen(f"waiting for the input pipeline: its map runs Python ({func['op']})", waiting,
-                    f"IteratorGetNext waits inside the step; the map calls {func['function']} through {func['op']}"
-                    + (f" ({seconds_text(step.per(py_seconds))} of EagerPyFunc a step)" if py_seconds else ""),
+        fix += (f"; {said} already in effect cannot lift it far" if in_effect else
+                ", then map(..., num_parallel_calls=tf.data.AUTOTUNE) and prefetch(tf.data.AUTOTUNE)")
+        return Seen(f"waiting for the input pipeline: its map runs Python ({func['op']})", python_cost, evidence,
                     fix=fix, where=tuple(where), in_effect=said, try_fix="" if len(in_effect) == 2 else None)
+    if ran >= MIN_SECONDS:  # Python in the pipeline, though the lab did not see the pipeline built (a capture)
+        return Seen("waiting for the input pipeline: it runs Python (PyFunc)", python_cost, evidence, try_fix="",
+                    fix="find the Python the pipeline runs (Dataset.from_generator, tf.py_function or "
+                        "tf.numpy_function in a map) and write it in TensorFlow ops over tensors (from_tensor_slices, "
+                        "map(..., num_parallel_calls=tf.data.AUTOTUNE), prefetch(tf.data.AUTOTUNE))")
+    if waiting < MIN_SECONDS:
+        return None
     missing = [w for w in ADVICE if w not in in_effect]
     where = tuple(line_at(*m["site"]) for m in maps if m.get("site") and not m.get("parallel"))
     if not missing and pipelines:
-        return Seen("waiting for the input pipeline", waiting, "IteratorGetNext waits inside the step", in_effect=said,
+        return Seen("waiting for the input pipeline", waiting, evidence, in_effect=said,
                     try_fix="", fix=f"{said} already in effect: what remains is the map's own work: cache() what "
                                     "does not change, batch before map (one vectorized call per batch), lighter work "
                                     "per element")
-    return Seen("waiting for the input pipeline", waiting, "IteratorGetNext waits inside the step", where=where,
+    return Seen("waiting for the input pipeline", waiting, evidence, where=where,
                 in_effect=said, fix=", ".join(ADVICE[w] for w in (missing if pipelines else ADVICE))
                 + ", cache() a small dataset" + (f" ({said} already in effect)" if said else ""))
+
+
+def _generator(generator: dict[str, Any], waiting: float, evidence: str) -> Seen:
+    """A ``Dataset.from_generator`` source: its generator runs Python one element at a time on one thread, under the
+    GIL; prefetch and a parallel map cannot make it faster. The fix leaves Python: the data as tensors."""
+    name = generator.get("function") or "the generator"
+    where = [line_at(generator["file"], generator["line"], name)] if generator.get("file") else []
+    if generator.get("site"):
+        where.append(line_at(*generator["site"]))
+    return Seen(f"waiting for the input pipeline: Dataset.from_generator runs {name} in Python", waiting,
+                f"{evidence}, one element at a time", where=tuple(where), try_fix="",
+                fix=f"build the dataset from tensors, not {name}: tf.data.Dataset.from_tensor_slices(arrays), its "
+                    "per-element work as TensorFlow ops in .map(..., num_parallel_calls=tf.data.AUTOTUNE), then "
+                    ".prefetch(tf.data.AUTOTUNE) (a generator runs Python one element at a time; prefetch cannot "
+                    "make it faster)")
 
 
 def _parallel_input(patches: Any) -> None:

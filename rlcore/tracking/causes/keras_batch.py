@@ -9,13 +9,15 @@ from typing import Any
 
 from rlcore.contract.profile import Cause
 from rlcore.contract.text import seconds_text
-from rlcore.tracking.causes import GUIDES, Fix, Rule, Seen, Step, register
+from rlcore.tracking.causes import GUIDES, Fix, Rule, Seen, Step, line_at, register
 from rlcore.tracking.hooks import LOGS
 
 SUGGESTED = 32  # batches per call the fix names (Keras's docstring: "small models with a large Python overhead")
 
 
 def decide(step: Step) -> Seen | None:
+    if step.overhead_taken:
+        return None
     calls, logs = step.span(LOGS)
     if not calls:
         return None
@@ -29,7 +31,9 @@ def decide(step: Step) -> Seen | None:
                     in_effect=f"steps_per_execution={spe:,}", try_fix="",
                     fix=f"steps_per_execution={spe:,} is set: what remains is one call and one fetch of the logs per "
                         f"{spe:,} batches; a larger batch, or a larger steps_per_execution, spreads it further")
-    return Seen("Keras's work around every batch (steps_per_execution=1)", logs + dispatch, evidence)
+    fit = next((c for c in step.facts.keras_calls if c.get("method") == "model.fit" and c.get("site")), None)
+    where = tuple(line_at(*site) for site in (step.facts.compile_site, fit["site"] if fit else None) if site)
+    return Seen("Keras's work around every batch (steps_per_execution=1)", logs + dispatch, evidence, where=where)
 
 
 def _steps_per_execution(patches: Any) -> None:

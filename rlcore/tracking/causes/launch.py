@@ -13,6 +13,8 @@ LAUNCHED = 20  # eager ops per step from which launching them one by one is a ca
 
 
 def decide(step: Step) -> Seen | None:
+    if step.overhead_taken:
+        return None
     eager = step.eager_unclaimed()
     count = sum(c for _, c, _, _ in eager)
     if count < LAUNCHED:

@@ -11,9 +11,11 @@ SHARE = 0.3  # of the step
 
 
 def decide(step: Step) -> Seen | None:
-    eager = step.eager_unclaimed()
-    if sum(c for _, c, _, _ in eager) >= LAUNCHED:
+    if step.overhead_taken:
         return None
+    eager = step.eager_unclaimed()
+    if sum(c for _, c, _, _ in eager) >= LAUNCHED or step.facts.run_eagerly:
+        return None  # the launch cause (or Keras's run_eagerly) holds the Python between its ops
     python = max(0.0, step.outside_seconds - sum(s for _, _, s, _ in eager))
     if python < MIN_SECONDS or python <= SHARE * step.seconds:
         return None

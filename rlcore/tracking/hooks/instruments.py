@@ -74,6 +74,12 @@ def what_varied(before: Signature, after: Signature) -> str | None:
     return None
 
 
+MADE_AT = "_rlcore_made_at"  # the person's line that made a tf.function during the window, kept on it
+# Frames from Function.__init__ to the person's tf.function(...) call: TensorFlow's decorated, function and three
+# deprecation wrappers (TF 2.21), and a fix's wrapper; Keras's own functions are made further from the person's fit.
+MADE_NEAR = 8
+
+
 @dataclass
 class CallSite:
     """A line of the person's code that made a call the lab watches (a model.predict, a fetch, a slice): where it
@@ -112,6 +118,13 @@ class Instruments:
         self._depth = 0  # spans open now: a fetch inside model.predict is predict's
         self._op_callback: Callable | None = None
         self._last: dict[int, Signature] = {}
+        # tf.functions made while the window records (a new object each step traces each step, and its
+        # tracing_count never grows): by name, how many were first traced here, where made and where called
+        self.made: dict[str, Retrace] = {}
+        # numpy arrays handed to a tf.function (converted to tensors at every call): by name, (calls, the largest
+        # array's bytes, the person's line that called it)
+        self.numpy_args: dict[str, tuple[int, int, tuple[str, int, str] | None]] = {}
+        self.callbacks: dict[str, tuple[str, int, str] | None] = {}  # Keras callbacks by class: their batch hook's def
 
     def install(self) -> None:
         if self.patches:
@@ -147,6 +160,7 @@ class Instruments:
         self.patches.wrap(eager_tensor_class(), "_numpy", lambda original: span(SYNC, original, direct=True))
         self.patches.wrap(tensor_class(), "__getitem__", lambda original: span(INDEX, original, eager_only=True))
         self.patches.wrap(tf_function_class(), "__call__", self._noting_retraces)
+        self.patches.wrap(tf_function_class(), "__init__", self._noting_where_made)
 
     def locate(self) -> None:
         """From now on count calls at the person's lines instead of tracing them (the profiler has stopped), and
@@ -191,7 +205,11 @@ class Instruments:
                 with tf.profiler.experimental.Trace(LOGS):  # Keras fetches every batch's logs to Python
                     logs = python_utils.pythonify_logs(logs)
                 for callback in self.callbacks:
-                    with tf.profiler.experimental.Trace(CALLBACK + type(callback).__name__):
+                    name = type(callback).__name__
+                    if name not in instruments.callbacks:  # its on_train_batch_end, where the person wrote it
+                        instruments.callbacks[name] = defined_at(type(callback).on_train_batch_end,
+                                                                 persons_only=True)
+                    with tf.profiler.experimental.Trace(CALLBACK + name):
                         callback.on_train_batch_end(batch, logs=logs)
             return on_train_batch_end
 
@@ -202,6 +220,8 @@ class Instruments:
 
         def __call__(function: Any, *args: Any, **kwargs: Any) -> Any:
             before = function.experimental_get_tracing_count()
+            arrays = [a.nbytes for a in (*args, *kwargs.values()) if type(a).__module__ == "numpy"
+                      and hasattr(a, "nbytes")]
             result = original(function, *args, **kwargs)
             now = signature(function, args, kwargs)
             name = getattr(function, "_name", None) or getattr(function, "__name__", "a tf.function")
@@ -209,6 +229,11 @@ class Instruments:
                 instruments.functions[name] = {"jit_compile": bool(getattr(function, "_jit_compile", False)),
                                                "reduce_retracing": bool(getattr(function, "_reduce_retracing",
                                                                                 False))}
+            if before == 0 and function.experimental_get_tracing_count() > 0 and hasattr(function, MADE_AT):
+                note = instruments.made.setdefault(name, Retrace(name, why="a new tf.function made while training"))
+                note.count += 1
+                note.called_at = note.called_at or person_frame()
+                note.defined_at = note.defined_at or getattr(function, MADE_AT)
             if function.experimental_get_tracing_count() > before and before > 0:
                 note = instruments.retraces.setdefault(name, Retrace(name))
                 note.count += 1
@@ -217,8 +242,20 @@ class Instruments:
                 note.called_at = note.called_at or person_frame()
                 note.defined_at = note.defined_at or defined_at(function)
             instruments._last[id(function)] = now
+            if arrays:
+                calls, largest, site = instruments.numpy_args.get(name, (0, 0, None))
+                instruments.numpy_args[name] = (calls + 1, max(largest, *arrays), site or person_frame())
             return result
         return __call__
+
+    def _noting_where_made(self, original: Callable) -> Callable:
+        def __init__(function: Any, *args: Any, **kwargs: Any) -> None:
+            original(function, *args, **kwargs)
+            site = person_frame() if called_by_person(near=MADE_NEAR) else None
+            if site is not None:  # made by the person's code while the window records (not by Keras or the lab)
+                with contextlib.suppress(AttributeError):
+                    setattr(function, MADE_AT, site)
+        return __init__
 
     def remove(self) -> None:
         if self._op_callback is not None:

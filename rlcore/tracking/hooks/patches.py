@@ -26,10 +26,11 @@ class Patches:
     def __init__(self) -> None:
         self._patches: list[_Patch] = []
 
-    def wrap(self, owner: Any, name: str, make: Callable[[Any], Any]) -> None:
+    def wrap(self, owner: Any, name: str, make: Callable[[Any], Any], *, static: bool = False) -> None:
+        """``owner.name`` becomes ``make(original)``; ``static``: a static method stays one."""
         original = owner.__dict__[name] if name in owner.__dict__ else getattr(owner, name)
         self._patches.append(_Patch(owner, name, original))
-        setattr(owner, name, make(original))
+        setattr(owner, name, staticmethod(make(original)) if static else make(original))
 
     def remove(self) -> None:
         for patch in reversed(self._patches):

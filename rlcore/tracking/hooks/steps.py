@@ -63,13 +63,13 @@ class AutoSteps:
         self.source = StepSource()
         self.patches = Patches()
         self.standing_aside = 0  # > 0 while model.fit runs or the code marks steps itself
-        self._marked: set[int] = set()  # tf.functions whose trace applied gradients
+        self._marked: set[int] = set()  # tf.functions whose trace applied gradients (by ``_key``)
         self._calls: list[Any] = []  # the tf.functions this thread is inside, outermost first
         self._thread = threading.get_ident()
         self._first = True
         self._active = True
         self._on_cancel = on_cancel
-        self._names: dict[int, str] = {}  # each training function's name, by id
+        self._names: dict[int, str] = {}  # each training function's name, by ``_key``
         self._scalars: dict[tuple[int, type, int], list[str]] = {}  # which results are float scalars, per trace
 
     # ------------------------------------------------------------ installing
@@ -84,6 +84,7 @@ class AutoSteps:
             from keras.src.optimizers.base_optimizer import BaseOptimizer
 
             self.patches.wrap(BaseOptimizer, "apply", self._optimizer_apply)
+        self.patches.wrap(tf.GradientTape, "gradient", self._gradient)
         os.register_at_fork(after_in_child=self._forked)
 
     def remove(self) -> None:
@@ -131,11 +132,22 @@ class AutoSteps:
             if steps._counting():
                 if steps._tf.inside_function():
                     if steps._calls:  # traced inside a tf.function: that function is a training step
-                        steps._marked.add(id(steps._calls[0]))
+                        steps._marked.add(_key(steps._calls[0]))
                 else:
                     steps.boundary("optimizer updates")
             return original(optimizer, *args, **kwargs)
         return apply
+
+    def _gradient(self, original: Callable) -> Callable:
+        """A gradient taken inside a tf.function's trace makes it a training step too (an update written by hand,
+        ``w.assign_sub(lr * grad)``, applies no optimizer). Eagerly, the optimizer's update stays the boundary."""
+        steps = self
+
+        def gradient(tape: Any, *args: Any, **kwargs: Any) -> Any:
+            if steps._counting() and steps._calls and steps._tf.inside_function():
+                steps._marked.add(_key(steps._calls[0]))
+            return original(tape, *args, **kwargs)
+        return gradient
 
     def _function_call(self, original: Callable) -> Callable:
         steps = self
@@ -147,7 +159,7 @@ class AutoSteps:
                     return original(function, *args, **kwargs)
                 finally:
                     steps._calls.pop()
-            key = id(function)
+            key = _key(function)
             marked = key in steps._marked
             if marked:
                 if key not in steps._names:  # marked while the lab stood aside (a trace inside model.fit)
@@ -172,7 +184,7 @@ class AutoSteps:
         return __call__
 
     def _named(self, function: Any) -> None:
-        name = self._names[id(function)] = _name(function)
+        name = self._names[_key(function)] = _name(function)
         if name not in self.source.functions:
             self.source.functions.append(name)
 
@@ -185,7 +197,7 @@ class AutoSteps:
             values = result.items() if isinstance(result, dict) else [("loss", result)]
             scalars = self._scalars[key] = [name for name, value in values if _float_scalar(value)]
             if "loss" in scalars:
-                self.source.loss_from = self.source.loss_from or f"the value {self._names[id(function)]}() returns"
+                self.source.loss_from = self.source.loss_from or f"the value {self._names[_key(function)]}() returns"
         if not scalars:
             return
         if not isinstance(result, dict):
@@ -202,6 +214,12 @@ class AutoSteps:
 def _float_scalar(value: Any) -> bool:
     shape = getattr(value, "shape", None)
     return shape is not None and len(shape) == 0 and getattr(getattr(value, "dtype", None), "is_floating", False)
+
+
+def _key(function: Any) -> int:
+    """A training function by the Python function it wraps: a tf.function made anew every step (a habit the lab
+    names) is still the same training step."""
+    return id(getattr(function, "_python_function", None) or function)
 
 
 def _name(function: Any) -> str:

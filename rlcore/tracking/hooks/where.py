@@ -59,12 +59,13 @@ def called_by_person(near: int = NEAR) -> bool:
     return False
 
 
-def defined_at(function: Any) -> tuple[str, int, str] | None:
-    """The ``def`` line of a tf.function's Python function (past its decorators)."""
+def defined_at(function: Any, *, persons_only: bool = False) -> tuple[str, int, str] | None:
+    """The ``def`` line of a tf.function's Python function, or of a plain function (past its decorators);
+    ``persons_only``: None for a library's own."""
     import linecache
 
-    code = getattr(getattr(function, "_python_function", None), "__code__", None)
-    if code is None:
+    code = getattr(getattr(function, "_python_function", function), "__code__", None)
+    if code is None or (persons_only and not _persons(code.co_filename)):
         return None
     line = code.co_firstlineno
     while linecache.getline(code.co_filename, line).lstrip().startswith("@"):

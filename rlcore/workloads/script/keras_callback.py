@@ -70,7 +70,8 @@ class LabCallback(keras.callbacks.Callback):
         self._since = 0
         self._first = True
         self._units = spe
-        self.session.describe_keras(steps_per_execution=spe, jit_compile=getattr(self.model, "jit_compile", None))
+        self.session.describe_keras(steps_per_execution=spe, jit_compile=getattr(self.model, "jit_compile", None),
+                                    run_eagerly=bool(getattr(self.model, "run_eagerly", False)))
 
     # ------------------------------------------------------------ batches are steps
 

@@ -18,7 +18,7 @@ from typing import Any
 from rlcore.contract.reporting import STEPS_PER_S, TRAINING, Reporter
 from rlcore.contract.summary import RunSummary
 from rlcore.tracking.datasets import Notes
-from rlcore.tracking.hooks import AutoSteps, Cancelled, Patches
+from rlcore.tracking.hooks import AutoSteps, Cancelled, Patches, person_frame
 from rlcore.tracking.run import TrainingRun
 from rlcore.workloads.script.config import ScriptConfig
 
@@ -50,6 +50,8 @@ class Session:
         self.auto = AutoSteps(self.run, on_cancel=self.check_cancel)
         self.datasets = Notes()  # the pipelines it iterates: what a cause of waiting for input reads
         self.keras: dict[str, Any] = {}
+        self.fit_calls = KerasCalls("model.fit")  # each call's batches: a fit per batch is a habit the lab names
+        self.batch_calls = KerasCalls("train_on_batch")  # ... its samples: one sample a call is another
         self.explicit = False  # the code marks its own steps (run.step())
         self.logged_steps = 0  # run.log() calls, the steps of code that only logs
         self._on_cancel = on_cancel
@@ -89,18 +91,47 @@ class Session:
                 def fit(model: Any, *args: Any, **kwargs: Any) -> Any:
                     if session.explicit:
                         return original(model, *args, **kwargs)
-                    callbacks = list(kwargs.pop("callbacks", None) or [])
-                    if not any(isinstance(c, LabCallback) for c in callbacks):
-                        callbacks.insert(0, LabCallback(session=session))
                     session.keras["batch_size"] = _batch_size(args, kwargs)
                     x = args[0] if args else kwargs.get("x")
                     if hasattr(x, "element_spec"):  # a tf.data dataset: Keras iterates it its own way
                         session.datasets.note(x)
+                    calls = session.fit_calls
+                    if calls.one_batch_each():  # fit called once per batch: each call is a step, set-up and all
+                        calls.note(person_frame(), batches=1)
+                        session.auto.boundary("calls of model.fit")
+                        with session.auto.aside():
+                            result = original(model, *args, **kwargs)
+                        _take_loss(session.run, result)
+                        return result
+                    callbacks = list(kwargs.pop("callbacks", None) or [])
+                    if not any(isinstance(c, LabCallback) for c in callbacks):
+                        callbacks.insert(0, LabCallback(session=session))
+                    before = session.run.steps
                     with session.auto.aside():  # the callback counts fit's batches
-                        return original(model, *args, callbacks=callbacks, **kwargs)
+                        result = original(model, *args, callbacks=callbacks, **kwargs)
+                    calls.note(person_frame(), batches=session.run.steps - before)
+                    return result
                 return fit
 
             self._patches.wrap(keras.Model, "fit", make)
+
+            def compiled(original: Callable) -> Callable:
+                def compile(model: Any, *args: Any, **kwargs: Any) -> Any:
+                    site = person_frame()
+                    if site is not None:  # the line that holds what compile was told (run_eagerly=True)
+                        session.keras["compile_site"] = site
+                    return original(model, *args, **kwargs)
+                return compile
+
+            self._patches.wrap(keras.Model, "compile", compiled)
+
+            def one_batch(original: Callable) -> Callable:
+                def train_on_batch(model: Any, x: Any = None, *args: Any, **kwargs: Any) -> Any:
+                    session.batch_calls.note(person_frame(), batches=int(getattr(x, "shape", (0,))[0] or 0))
+                    return original(model, x, *args, **kwargs)
+                return train_on_batch
+
+            self._patches.wrap(keras.Model, "train_on_batch", one_batch)
 
     def end(self) -> dict[str, Any]:
         """The code ended: the last step closes, the clock stops where it ended, the profile is read; the summary
@@ -117,7 +148,9 @@ class Session:
             self.run.end_step(report=False)
         train_seconds = self.run.stop_clock(at_last_step=True)
         context = {"steps_per_execution": self.keras.get("steps_per_execution"),
-                   "jit_compile": self.keras.get("jit_compile"), "steps": self.run.steps,
+                   "jit_compile": self.keras.get("jit_compile"), "run_eagerly": self.keras.get("run_eagerly"),
+                   "compile_site": self.keras.get("compile_site"), "steps": self.run.steps,
+                   "keras_calls": [c.as_fact() for c in (self.fit_calls, self.batch_calls) if c.calls],
                    "datasets": self.datasets.pipelines}
         profile = self.run.read_profile(compile_seconds=self.run.compile_seconds, train_seconds=train_seconds,
                                         facts=context)
@@ -185,6 +218,37 @@ class Session:
                 self._on_cancel()
             if self.raise_on_cancel:
                 raise Cancelled("the run was cancelled")
+
+
+class KerasCalls:
+    """The calls of one Keras training method the person's code made: how many, how much each ran (model.fit: its
+    batches; train_on_batch: its samples), and the line that made them."""
+
+    ONE_BATCH = 2  # fit calls of one batch each after which each call is counted as the step (it is the habit)
+
+    def __init__(self, method: str) -> None:
+        self.method = method
+        self.calls = 0
+        self.units = 0
+        self.site: tuple[str, int, str] | None = None
+
+    def note(self, site: tuple[str, int, str] | None, *, batches: int) -> None:
+        self.calls += 1
+        self.units += max(0, batches)
+        self.site = self.site or site
+
+    def one_batch_each(self) -> bool:
+        return self.calls >= self.ONE_BATCH and self.units <= self.calls
+
+    def as_fact(self) -> dict[str, Any]:
+        return {"method": self.method, "calls": self.calls, "per_call": self.units / self.calls if self.calls else 0,
+                "site": self.site}
+
+
+def _take_loss(run: Any, history: Any) -> None:
+    """A fit call's loss from the History it returns (no lab callback ran inside it)."""
+    with contextlib.suppress(Exception):
+        run.add_loss(float(history.history["loss"][-1]))
 
 
 def _batch_size(args: tuple, kwargs: dict) -> int | None:

@@ -1,0 +1,22 @@
+# habit: retracing
+# where: loss = train_step(x, y, lr) | def train_step(x, y, lr):
+# fix: tensor
+# fixed: retrace_python_value_fixed.py
+"""A tf.function called with a Python float learning rate that changes every step: a new graph every call."""
+import tensorflow as tf
+
+w = tf.Variable(tf.zeros((16, 1)))
+x, y = tf.random.normal((64, 16)), tf.random.normal((64, 1))
+
+
+@tf.function
+def train_step(x, y, lr):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean((x @ w - y) ** 2)
+    w.assign_sub(lr * tape.gradient(loss, w))
+    return loss
+
+
+for step in range(60):
+    lr = 0.1 * 0.99 ** step  # a Python float, new every step
+    loss = train_step(x, y, lr)

@@ -1,0 +1,12 @@
+# fixed-of: run_eagerly.py
+"""The same fit, compiled (run_eagerly left at its default)."""
+import numpy as np
+from tensorflow import keras
+
+rng = np.random.default_rng(0)
+x = rng.random((4096, 32)).astype("float32")
+y = x.sum(axis=1, keepdims=True)
+model = keras.Sequential([keras.Input((32,)), keras.layers.Dense(64, activation="relu"),
+                          keras.layers.Dense(64, activation="relu"), keras.layers.Dense(1)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(x, y, batch_size=64, epochs=1, verbose=0)

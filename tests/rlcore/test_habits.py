@@ -1,0 +1,102 @@
+"""The habits people really have, read from what was measured (benchmarks/habits/: each script labelled with the
+cause a right reading leads with, the lines its ``where`` names and the words its fix holds; the benchmark's scorer
+runs them all, these tests run the habits the lab learned last and a part no rule explains).
+
+Each script runs under ``rlcore profile`` as a person would run it. Counts, lines and causes decide; no speed is
+compared, so the tests hold on a busy machine as on a quiet one: a cause is named from its own measured part (the
+step's wait in the iterator, Python run as an op, the Keras calls the hooks counted), never from the machine's pace.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from scripts import HERE as SCRIPTS
+
+HABITS = Path(__file__).resolve().parents[2] / "benchmarks" / "habits"
+_spec = importlib.util.spec_from_file_location("habits_score", HABITS / "score.py")
+score = sys.modules["habits_score"] = importlib.util.module_from_spec(_spec)  # dataclasses look their module up
+_spec.loader.exec_module(score)
+LABELS = {label.script: label for label in score.labels()}
+
+
+def profile(home: Path, script: Path, *args: str, flags: tuple[str, ...] = ()) -> dict:
+    env = os.environ | {"RLCORE_HOME": str(home), "TF_CPP_MIN_LOG_LEVEL": "2"}
+    out = home / f"{script.stem}.json"
+    done = subprocess.run([sys.executable, "-m", "rlcore", "profile", *flags, "--json", str(out), str(script), *args],
+                          capture_output=True, text=True, env=env, timeout=600, cwd=script.parent)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(out.read_text())
+
+
+def line_of(script: Path, text: str) -> int:
+    """The 1-based line of the script's code (its label and docstring passed over) that holds ``text``."""
+    lines = script.read_text().splitlines()
+    code_starts = next(i for i, line in enumerate(lines) if i and line.rstrip().endswith('"""')) + 1
+    return next(i for i, line in enumerate(lines, start=1) if i > code_starts and text in line)
+
+
+def per_step(document: dict) -> list[dict]:
+    return [f for f in document["profile"]["findings"] if f["cause"] != "compile-bound"]
+
+
+@pytest.mark.parametrize("script", ["run_eagerly.py", "generator_pipeline.py", "retrace_python_value.py",
+                                    "retrace_shapes.py", "fit_per_batch.py", "function_in_loop.py",
+                                    "numpy_every_step.py", "train_on_batch_per_sample.py", "callback_per_batch.py"])
+def test_a_habit_leads_with_its_cause_at_its_lines_with_a_fix_in_the_api_the_person_used(script, tmp_path):
+    label = LABELS[script]
+    document = profile(tmp_path, HABITS / script)
+    lead = per_step(document)[0]
+    assert lead["cause"] == label.cause, (lead["title"], document["profile"]["sentence"])
+    lines = {(w["line"], w["code"]) for w in lead["where"]}
+    wanted = {(line_of(HABITS / script, text), text) for text in label.where}
+    assert any(n == number and code.startswith(text) for n, code in lines for number, text in wanted), (lines, wanted)
+    assert label.fix.lower() in lead["fix"].lower(), lead["fix"]
+    shares = [f["share"] for f in per_step(document)]
+    assert sum(shares) <= 1 + 1e-9 and all(share >= 0.02 for share in shares)  # no "0 µs per step (0%)"
+
+
+def test_run_eagerly_is_named_at_the_compile_line_and_its_fixed_variant_reads_otherwise(tmp_path):
+    eager = profile(tmp_path, HABITS / "run_eagerly.py")
+    lead = per_step(eager)[0]
+    assert "run_eagerly=True" in lead["title"] and lead["try_fix"] == "no_run_eagerly"
+    assert [w["line"] for w in lead["where"]] == [line_of(HABITS / "run_eagerly.py", "model.compile(")]
+    assert "decorate" not in lead["fix"]  # a Keras user has no training step to decorate
+    fixed = profile(tmp_path, HABITS / "run_eagerly_fixed.py")
+    assert all("run_eagerly" not in f["title"] for f in per_step(fixed))
+
+
+def test_a_python_value_retrace_never_offers_reduce_retracing_and_a_shape_retrace_does(tmp_path):
+    value = per_step(profile(tmp_path, HABITS / "retrace_python_value.py"))[0]
+    assert "reduce_retracing" not in (value["try_fix"] or "")  # --try-fixes tries only what a finding names
+    assert "tf.constant(lr)" in value["fix"] and "never Python values" in value["fix"]
+    shape = per_step(profile(tmp_path, HABITS / "retrace_shapes.py"))[0]
+    assert shape["try_fix"] == "reduce_retracing" and "input_signature" in shape["fix"]
+
+
+def test_the_generator_pipeline_s_time_is_input_not_arithmetic(tmp_path):
+    document = profile(tmp_path, HABITS / "generator_pipeline.py")
+    lead = per_step(document)[0]
+    assert lead["cause"] == "input-bound" and "from_generator" in lead["title"]
+    assert "the arithmetic itself" not in [f["title"] for f in per_step(document)[:1]]
+    kernels = document["profile"]["compute_seconds"]
+    assert kernels < lead["seconds_per_step"]  # the kernels are what they are: the generator is the step's time
+    assert "GIL" in lead["evidence"] and "from_tensor_slices" in lead["fix"]
+
+
+def test_a_part_no_rule_explains_is_said_as_such_with_its_ops(tmp_path):
+    """A tf.py_function inside the training function: Python run as an op, which no rule names. It is neither
+    arithmetic nor a function call's set-up: the reading says it is not explained and names its op."""
+    document = profile(tmp_path, SCRIPTS / "python_inside_step.py", "40")
+    found = per_step(document)
+    unexplained = next(f for f in found if f["cause"] == "not-explained")
+    assert unexplained["title"] == "not explained by a habit this lab knows"
+    assert "EagerPyFunc" in unexplained["evidence"] and unexplained is found[0]
+    assert all(f["cause"] != "compute-bound" or f["share"] < 0.5 for f in found)
+    assert not document["profile"]["sentence"].split("The change to make first")[-1].startswith(": no rule")
