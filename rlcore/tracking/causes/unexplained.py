@@ -1,0 +1,33 @@
+"""What no rule explains: the part of the step left once every cause, and the kernels' own arithmetic, took theirs.
+It is said as such, with the ops the capture ranks first and the step's measured parts, never relabelled as
+arithmetic or given a habit's name (xprof's "All others" is said the same way)."""
+
+from __future__ import annotations
+
+from rlcore.contract.profile import Cause
+from rlcore.contract.text import seconds_text
+from rlcore.tracking.causes import GUIDES, MIN_SECONDS, MIN_SHARE, Rule, Seen, Step, register
+
+MOST_OPS = 3  # the capture's top ops named
+
+
+def decide(step: Step) -> Seen | None:
+    taken = sum(f.seconds_per_step for f in step.found if not f.once_per_run)
+    rest = step.seconds - taken
+    if rest < max(MIN_SECONDS, MIN_SHARE * step.seconds):
+        return None
+    n = step.numbers
+    ops = ", ".join(f"{op['name']} ({op['share']:.0%})" for op in n.top_ops[:MOST_OPS] if op["share"] >= 0.01)
+    parts = [(what, step.per(seconds)) for what, seconds in (
+        ("TensorFlow's dispatch", n.dispatch_seconds), ("Python between TensorFlow's calls", n.python_seconds),
+        ("waiting for input", n.input_seconds)) if seconds]
+    measured = ", ".join(f"{what} {seconds_text(seconds)}" for what, seconds in parts if seconds >= MIN_SECONDS)
+    evidence = "; ".join(x for x in (f"in the ops {ops}" if ops else "", f"of each step: {measured}"
+                                     if measured else "") if x)
+    return Seen("not explained by a habit this lab knows", rest, evidence or "no rule read this part of the step",
+                try_fix="", fix="no rule of this lab explains this part: its ops and measured parts are named "
+                                "beside it; xprof's trace viewer on the capture shows what ran")
+
+
+register(Rule("unexplained", Cause.UNEXPLAINED, decide, order=1010, measures=("the step less every cause",),
+              threshold=f"{MIN_SHARE:.0%} of the step left when every rule has spoken", guide=GUIDES["profiler"]))
