@@ -23,6 +23,7 @@ def explain(numbers: Any, *, steps_per_marker: int = 1, facts: Mapping[str, Any]
     shares of the step sum to at most one. A rule that raises or says what is no finding (a plug-in's: a text, a
     negative or NaN share) is left out with a sentence naming it in ``notes``: the run and the other rules stand."""
     step = Step(numbers, max(1, steps_per_marker), StepFacts.of(facts), dict(calls or {}))
+    always: set[int] = set()  # the findings of rules named whatever they cost (a fetch: on a GPU each one a wait)
     for rule in rules():
         try:
             seen_all = _as_list(rule.decide(step))
@@ -35,8 +36,10 @@ def explain(numbers: Any, *, steps_per_marker: int = 1, facts: Mapping[str, Any]
             found = _finding(rule, seen, step)
             if rule.always_named or (found.seconds_per_step >= MIN_SECONDS and found.share >= MIN_SHARE):
                 step.found.append(found)
+                if rule.always_named:
+                    always.add(id(found))
     ranked = sorted(step.found, key=lambda f: (f.once_per_run, -f.seconds_per_step))  # a compile after the rest
-    return _within_the_step(ranked, step.seconds)
+    return _within_the_step(ranked, step.seconds, always)
 
 
 class _NotAFinding(ValueError):
@@ -64,9 +67,9 @@ def _checked(seen: Any) -> Seen:
 NUMBERED = 0.02  # of the step: a part smaller than this is no numbered cause once the causes before it took theirs
 
 
-def _within_the_step(found: list[Finding], step_seconds: float) -> list[Finding]:
+def _within_the_step(found: list[Finding], step_seconds: float, always: set[int] = frozenset()) -> list[Finding]:
     """The per-step causes hold at most the step between them: a later one gets what the earlier ones left, and one
-    left with (almost) nothing is not listed (no "0 µs per step (0%)")."""
+    left with (almost) nothing is not listed (no "0 µs per step (0%)"); one named always keeps a time it can show."""
     left = step_seconds
     out = []
     for f in found:
@@ -75,8 +78,11 @@ def _within_the_step(found: list[Finding], step_seconds: float) -> list[Finding]
             continue
         seconds = min(f.seconds_per_step, max(0.0, left))
         left -= seconds
-        if seconds < f.seconds_per_step and seconds < NUMBERED * step_seconds:
+        cut = f.seconds_per_step - seconds > 1e-9  # (parts that sum to the step exactly are not cut by rounding)
+        if cut and seconds < (MIN_SECONDS if id(f) in always else NUMBERED * step_seconds):
             continue
+        if not cut:
+            seconds = f.seconds_per_step
         out.append(dataclasses.replace(f, seconds_per_step=seconds, share=seconds / step_seconds)
                    if seconds != f.seconds_per_step else f)
     return out

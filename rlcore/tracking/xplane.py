@@ -295,7 +295,8 @@ def _in_the_code_s_words(python: list[_Event], inside, steps: int) -> tuple[Any,
             entry = functions.setdefault(e.name, [0.0, 0.0])
             entry[0] += 1
             entry[1] += e.duration
-        elif e.name in _CONVERSIONS and not any(h.name in _CONVERSIONS for h in stack):
+        elif e.name in _CONVERSIONS and not any(h.name in _CONVERSIONS or "tracing_count" in h.stats for h in stack):
+            # (one inside a tf.function's call is the call's own, its trace's: counted in the function's time)
             converting += e.duration
             conversions += 1
         stack.append(e)

@@ -59,6 +59,9 @@ def test_a_cause_added_as_one_module_is_named_in_the_cli_the_json_and_the_why_pa
 def test_a_cause_module_brings_the_fix_the_lab_can_try_and_nothing_else_names_it(tmp_path, monkeypatch):
     """A fix the lab can try is declared beside its rule (``Rule.try_fix``): the toy's finding names it, ``--fix``
     takes it, its patch goes on before the script runs, and the tried run says its change. No list elsewhere."""
+    from rlcore.tracking.causes import fixes
+
+    fixes()  # this process's lab loads its rules now, before the plug-in is installed (whatever ran here before)
     monkeypatch.setattr(sys, "path", list(sys.path))
     mark = tmp_path / "mark"
     env = os.environ | install("toy_cause", "rlcore.causes", tmp_path / "site") | {
@@ -79,6 +82,4 @@ def test_a_cause_module_brings_the_fix_the_lab_can_try_and_nothing_else_names_it
     tried = profile("--steps", "0", "--fix", "toy_fix", "--fix-of", str(base["run_id"]))
     assert mark.read_text() == "applied" and tried["fix"] == {"name": "toy_fix", "change": "a toy's change",
                                                                "of": base["run_id"]}
-    from rlcore.tracking.causes import fixes
-
     assert "toy_fix" not in fixes()  # this process's lab never saw the plug-in: the fix lives with its rule only

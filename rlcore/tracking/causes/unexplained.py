@@ -13,6 +13,8 @@ MOST_OPS = 3  # the capture's top ops named
 
 def decide(step: Step) -> Seen | None:
     taken = sum(f.seconds_per_step for f in step.found if not f.once_per_run)
+    if not any(f.cause == Cause.COMPUTE for f in step.found):  # the kernels are known, named as a cause or not
+        taken += step.per(step.numbers.compute_seconds)
     rest = step.seconds - taken
     if rest < max(MIN_SECONDS, MIN_SHARE * step.seconds):
         return None

@@ -97,7 +97,7 @@ class Session:
                         session.datasets.note(x)
                     calls = session.fit_calls
                     if calls.one_batch_each():  # fit called once per batch: each call is a step, set-up and all
-                        calls.note(person_frame(), batches=1)
+                        calls.note(calls.site or person_frame(), batches=1)
                         session.auto.boundary("calls of model.fit")
                         with session.auto.aside():
                             result = original(model, *args, **kwargs)
@@ -127,7 +127,8 @@ class Session:
 
             def one_batch(original: Callable) -> Callable:
                 def train_on_batch(model: Any, x: Any = None, *args: Any, **kwargs: Any) -> Any:
-                    session.batch_calls.note(person_frame(), batches=int(getattr(x, "shape", (0,))[0] or 0))
+                    calls = session.batch_calls  # the line is looked up once: a call per sample must stay cheap
+                    calls.note(calls.site or person_frame(), batches=int(getattr(x, "shape", (0,))[0] or 0))
                     return original(model, x, *args, **kwargs)
                 return train_on_batch
 
