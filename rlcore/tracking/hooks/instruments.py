@@ -5,6 +5,7 @@ shape)."""
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -31,15 +32,22 @@ class Signature:
     parts: tuple[tuple[str, str], ...]  # (argument name, "python 3" or "shape (100, 1) float32")
 
 
-def signature(function: Any, args: tuple, kwargs: dict) -> Signature:
-    """Each argument of a call as tf.function tells its calls apart: a tensor by dtype and shape, a Python value by
-    its value (any new value traces again)."""
+@functools.lru_cache(maxsize=256)
+def _parameter_names(python_function: Any) -> tuple[str, ...]:
+    """A function's parameter names, read once (``inspect.signature`` costs tens of µs: every call of a tf.function
+    in the profiled window asks)."""
     import inspect
 
     try:
-        names = list(inspect.signature(function._python_function).parameters)
-    except (TypeError, ValueError, AttributeError):
-        names = []
+        return tuple(inspect.signature(python_function).parameters)
+    except (TypeError, ValueError):
+        return ()
+
+
+def signature(function: Any, args: tuple, kwargs: dict) -> Signature:
+    """Each argument of a call as tf.function tells its calls apart: a tensor by dtype and shape, a Python value by
+    its value (any new value traces again)."""
+    names = _parameter_names(getattr(function, "_python_function", None))
     bound = [(names[i] if i < len(names) else f"argument {i + 1}", a) for i, a in enumerate(args)]
     bound += sorted(kwargs.items())
     parts = []
