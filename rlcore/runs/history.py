@@ -15,6 +15,7 @@ from rlcore.contract.status import RunStatus
 from rlcore.runs.store import Run, Store
 
 NOISE = 1.3  # two runs of the same code on one machine differ this much by chance (ui.views.NOISE_RATIO)
+SAID_UNCHANGED = 0.25  # of the step: a cause of unchanged code said to come or go only from this share
 
 
 def code_path(run: Run) -> str:
@@ -40,21 +41,25 @@ def since_sentence(run: Run, runs: Iterable[Run]) -> str | None:
         return None
     rate = next((h for h in workloads.of_run(run.kind).headlines if h.unit.endswith("/s")), None)
     parts = []
+    changed = (previous.environment or {}).get("code", {}).get("sha256") != (run.environment or {}).get(
+        "code", {}).get("sha256")
     before, now = of_summary(previous.summary), of_summary(run.summary)
     if before is not None and now is not None and before.ok and now.ok:
-        then = {f.title for f in before.findings}
-        seen = {f.title for f in now.findings}
-        parts += [f"{title} gone" for title in sorted(then - seen)]
-        parts += [f"new: {title}" for title in sorted(seen - then)]
+        # Unchanged code: a cause near its threshold comes and goes with the machine's noise; only a large one
+        # that came or went is a change worth saying.
+        least = 0.0 if changed else SAID_UNCHANGED
+        then = {f.title for f in before.findings if f.share >= least}
+        seen = {f.title for f in now.findings if f.share >= least}
+        parts += [f"{title} gone" for title in sorted(then - {f.title for f in now.findings})]
+        parts += [f"new: {title}" for title in sorted(seen - {f.title for f in before.findings})]
     if rate is not None:
         a = workloads.headline_value(run.summary, rate)
         b = workloads.headline_value(previous.summary, rate)
         if a and b:
             ratio = a / b
             parts.append(f"{ratio:,.1f}x faster" if ratio >= NOISE else f"{1 / ratio:,.1f}x slower"
-                         if ratio <= 1 / NOISE else "about as fast (within what two runs of one script differ by)")
-    changed = (previous.environment or {}).get("code", {}).get("sha256") != (run.environment or {}).get(
-        "code", {}).get("sha256")
+                         if ratio <= 1 / NOISE else f"about as fast ({ratio:,.2f}x, within what two runs of one "
+                         f"script differ by on a shared machine: ±{NOISE - 1:.0%})")
     what = "the same script, changed since" if changed else "the same script, unchanged"
     return f"Since run {previous.id} ({what}): " + ("; ".join(parts) if parts else "nothing it found changed") + "."
 

@@ -23,6 +23,7 @@ def decide(step: Step) -> Seen | None:
     kernels = sum(k for *_, k in eager)
     seconds = max(0.0, step.outside_seconds - kernels)
     step.claim_eager(op for op, *_ in eager)  # the launch rule would say the same, with a fix a Keras user cannot make
+    step.overhead_taken = True  # Keras's per-batch work is eager here too: steps_per_execution cannot spread it
     where = (line_at(*step.facts.compile_site),) if step.facts.compile_site else ()
     return Seen("run_eagerly=True: Keras launches every op of each batch one by one", seconds,
                 f"{count:,.0f} ops per batch run eagerly ({seconds_text(seconds)} launching them and the Python "
