@@ -4,6 +4,9 @@ import streamlit as st
 
 from ui import access, extras, run_view, runs_table
 
+# The router reads this (without running the page): its place in the menu, where it is defined.
+PAGE = {"title": "Home", "icon": ":material/home:", "url_path": "", "order": 0}
+
 store = access.store()
 if "run" in st.query_params:  # /?run=ID: the run opens where it is shown
     run_view.open_from_elsewhere(store)

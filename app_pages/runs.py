@@ -4,6 +4,9 @@ import streamlit as st
 
 from ui import access, compare, run_view, runs_table, views
 
+# The router reads this (without running the page): its place in the menu, where it is defined.
+PAGE = {"title": "Runs", "icon": ":material/table_rows:", "url_path": "runs", "order": 90}
+
 store = access.store()
 st.title("Runs")
 if run_view.show_from_url(store):

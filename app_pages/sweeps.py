@@ -4,6 +4,9 @@ import streamlit as st
 
 from ui import access, sweep_form, sweep_view
 
+# The router reads this (without running the page): its place in the menu, where it is defined.
+PAGE = {"title": "Sweeps", "icon": ":material/grid_on:", "url_path": "sweeps", "order": 80}
+
 store = access.store()
 st.title("Sweeps")
 if not sweep_view.show_from_url(store):

@@ -10,6 +10,9 @@ run app.py`` alike.
 
 from __future__ import annotations
 
+import ast
+import dataclasses
+import functools
 from pathlib import Path
 
 import streamlit as st
@@ -30,6 +33,7 @@ STILL_PROGRESS = "<style>[data-testid='stProgress'] * { transition: none !import
 # One file is every workload's generated page: the router gives each its kind's path (Streamlit tells pages apart by
 # their paths) and says which kind was opened (``current_kind``).
 FORM_PAGE = "app_pages/workload.py"
+PAGES = Path(__file__).resolve().parents[1] / "app_pages"  # the site's page files, each declaring its PAGE
 _OPENED = "_router_opened"  # session state: the path of the page this run of the script shows
 
 
@@ -50,14 +54,42 @@ def workload_pages() -> dict[str, st.Page]:
 
 
 def pages() -> list[st.Page]:
-    """Home, a page per workload, Sweeps and Runs. Material icons ship with Streamlit's frontend; emoji need a
-    system font that headless browsers lack."""
-    return [
-        st.Page("app_pages/home.py", title="Home", icon=":material/home:", default=True),
-        *workload_pages().values(),
-        st.Page("app_pages/sweeps.py", title="Sweeps", icon=":material/grid_on:", url_path="sweeps"),
-        st.Page("app_pages/runs.py", title="Runs", icon=":material/table_rows:", url_path="runs"),
-    ]
+    """The site's pages in their order: each file of ``app_pages/`` that declares ``PAGE`` (Home, Sweeps, Runs), a
+    page per workload after Home. Material icons ship with Streamlit's frontend; emoji need a system font that
+    headless browsers lack."""
+    declared = site_pages()
+    first = [p for p in declared if p.order == 0]
+    return [*(_page(p) for p in first), *workload_pages().values(), *(_page(p) for p in declared if p.order)]
+
+
+@dataclasses.dataclass(frozen=True)
+class SitePage:
+    """A page as its own file declares it: ``PAGE = {"title", "icon", "url_path", "order"}`` (order 0: the
+    default page, first; the workloads' pages follow it)."""
+
+    file: str
+    title: str
+    icon: str
+    url_path: str
+    order: int
+
+
+@functools.cache
+def site_pages() -> tuple[SitePage, ...]:
+    """Every page file's declaration, read without running the page (its literal ``PAGE``), in order."""
+    found = []
+    for path in sorted(PAGES.glob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "PAGE" for t in node.targets):
+                declared = ast.literal_eval(node.value)
+                found.append(SitePage(f"{PAGES.name}/{path.name}", **declared))
+    return tuple(sorted(found, key=lambda p: p.order))
+
+
+def _page(p: SitePage) -> st.Page:
+    if p.order == 0:
+        return st.Page(p.file, title=p.title, icon=p.icon, default=True)
+    return st.Page(p.file, title=p.title, icon=p.icon, url_path=p.url_path)
 
 
 def view_path(kind: str) -> str:
