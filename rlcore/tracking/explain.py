@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from rlcore.contract.profile import Finding
-from rlcore.tracking.causes import MIN_SECONDS, MIN_SHARE, Rule, Seen, Step, rules
+from rlcore.tracking.causes import MIN_SECONDS, MIN_SHARE, Part, Rule, Step, rules
 from rlcore.tracking.facts import StepFacts
 
 
@@ -50,10 +50,10 @@ def _what_went_wrong(e: Exception) -> str:
     return str(e) if isinstance(e, _NotAFinding) else f"raised {type(e).__name__}: {str(e)[:160]}"
 
 
-def _checked(seen: Any) -> Seen:
-    """What a rule said, if it is a finding: a ``Seen`` with a finite, non-negative time and a share in [0, 1]."""
-    if not isinstance(seen, Seen):
-        raise _NotAFinding(f"returned {type(seen).__name__} {str(seen)[:60]!r}, not a Seen")
+def _checked(seen: Any) -> Part:
+    """What a rule said, if it is a finding: a ``Part`` with a finite, non-negative time and a share in [0, 1]."""
+    if not isinstance(seen, Part):
+        raise _NotAFinding(f"returned {type(seen).__name__} {str(seen)[:60]!r}, not a Part")
     for name, value in (("seconds", seen.seconds), ("share", seen.share)):
         if name == "share" and value is None:
             continue
@@ -88,17 +88,17 @@ def _within_the_step(found: list[Finding], step_seconds: float, always: set[int]
     return out
 
 
-def _as_list(seen: Seen | Iterable[Seen] | None) -> list[Any]:
+def _as_list(seen: Part | Iterable[Part] | None) -> list[Any]:
     if seen is None:
         return []
-    if isinstance(seen, Seen):
+    if isinstance(seen, Part):
         return [seen]
     if isinstance(seen, str | bytes | Mapping) or not isinstance(seen, Iterable):
         return [seen]  # checked, and said, as what it is
     return list(seen)
 
 
-def _finding(rule: Rule, seen: Seen, step: Step) -> Finding:
+def _finding(rule: Rule, seen: Part, step: Step) -> Finding:
     share = seen.share if seen.share is not None else (seen.seconds / step.seconds if step.seconds else 0.0)
     own = rule.try_fix.name if rule.try_fix is not None else ""  # the fix the rule declares, unless it said otherwise
     return Finding(cause=rule.cause, title=seen.title, seconds_per_step=seen.seconds, share=share,

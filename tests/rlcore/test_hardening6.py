@@ -117,13 +117,13 @@ PLUGINS = {
             raise RuntimeError("a bug in my rule")
         register(Rule("raising", "raise-bound", decide, order=1))""",
     "garbage_rule": """
-        from rlcore.tracking.causes import Rule, Seen, register
+        from rlcore.tracking.causes import Rule, Part, register
         register(Rule("texty", "text-bound", lambda step: "most of it", order=1))
-        register(Rule("negative", "neg-bound", lambda step: Seen("less than nothing", 0.001, share=-3.0), order=2))
-        register(Rule("nan", "nan-bound", lambda step: Seen("not a number", float("nan")), order=3))""",
+        register(Rule("negative", "neg-bound", lambda step: Part("less than nothing", 0.001, share=-3.0), order=2))
+        register(Rule("nan", "nan-bound", lambda step: Part("not a number", float("nan")), order=3))""",
     "other_rule": """
-        from rlcore.tracking.causes import Rule, Seen, register
-        register(Rule("other", "other-bound", lambda step: Seen("another plug-in's cause", 0.5 * step.seconds),
+        from rlcore.tracking.causes import Rule, Part, register
+        register(Rule("other", "other-bound", lambda step: Part("another plug-in's cause", 0.5 * step.seconds),
                       order=1, always_named=True))""",
     "takes_predict": """
         from rlcore.tracking.causes import Rule, register

@@ -6,13 +6,13 @@ A rule is found as a workload is (``contract.registry``): every module of this p
 and so does any installed package's module under the ``rlcore.causes`` entry point, or a module named in
 ``RLCORE_CAUSES``. Adding a cause is one file::
 
-    from rlcore.tracking.causes import Rule, Seen, Step, register
+    from rlcore.tracking.causes import Rule, Part, Step, register
 
-    def decide(step: Step) -> Seen | None:
+    def decide(step: Step) -> Part | None:
         calls, seconds = step.span("rlcore:predict")
         if not calls:
             return None
-        return Seen("model.predict in a loop", seconds, f"{calls:,.1f} calls per step")
+        return Part("model.predict in a loop", seconds, f"{calls:,.1f} calls per step")
 
     register(Rule("predict", "predict-bound", decide, order=10,
                   fix="call the model instead: model(x, training=False)", guide=GUIDES["predict"]))
@@ -50,9 +50,10 @@ GUIDES = {
 
 
 @dataclass(frozen=True)
-class Seen:
-    """What a rule saw: the finding's title in the code's words, its seconds per training step, the evidence; a fix
-    of its own where the rule's words need the numbers; a share of its own for a cost paid once per run."""
+class Part:
+    """The part of the step a rule explains: the finding's title in the code's words, its seconds per training
+    step, the evidence; a fix of its own where the rule's words need the numbers; a share of its own for a cost paid
+    once per run."""
 
     title: str
     seconds: float
@@ -64,7 +65,9 @@ class Seen:
     try_fix: str | None = None  # None: the rule's own; "": none to try (its fix is in effect)
 
 
-Decide = Callable[["Step"], "Seen | Iterable[Seen] | None"]
+Seen = Part  # its name before (plug-in rules written then import it so)
+
+Decide = Callable[["Step"], "Part | Iterable[Part] | None"]
 
 
 @dataclass(frozen=True)

@@ -5,12 +5,12 @@ most of the step, or when every cause found is small (a 1% fetch must not read a
 from __future__ import annotations
 
 from rlcore.contract.profile import Cause
-from rlcore.tracking.causes import GUIDES, MIN_SHARE, Fix, Rule, Seen, Step, function_option, register
+from rlcore.tracking.causes import GUIDES, MIN_SHARE, Fix, Part, Rule, Step, function_option, register
 
 MOST = 0.5  # of the step
 
 
-def decide(step: Step) -> Seen | None:
+def decide(step: Step) -> Part | None:
     per_step = sum(f.seconds_per_step for f in step.found if not f.once_per_run)
     kernels = step.per(step.numbers.compute_seconds)
     looped = step.k > 1 or step.facts.steps_per_execution > 1
@@ -24,8 +24,8 @@ def decide(step: Step) -> Seen | None:
         f.get("jit_compile") for f in functions.values())
     evidence = f"{step.per(step.numbers.ops):,.0f} ops per step"
     if compiled or not (functions or step.facts.steps_per_execution > 1):
-        return Seen("the arithmetic itself", compute, evidence, in_effect="XLA" if compiled else "", try_fix="")
-    return Seen("the arithmetic itself", compute, evidence,
+        return Part("the arithmetic itself", compute, evidence, in_effect="XLA" if compiled else "", try_fix="")
+    return Part("the arithmetic itself", compute, evidence,
                 fix="only less arithmetic (a smaller model or batch), fused kernels (jit_compile=True on the training "
                     "function) or faster hardware make it faster; the overhead around it is small")
 

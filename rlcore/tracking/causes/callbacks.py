@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from rlcore.contract.profile import Cause, Where
 from rlcore.contract.text import seconds_text
-from rlcore.tracking.causes import GUIDES, Rule, Seen, Step, line_at, register
+from rlcore.tracking.causes import GUIDES, Part, Rule, Step, line_at, register
 from rlcore.tracking.hooks import CALLBACK
 
 OWN_CALLBACK = "LabCallback"  # the lab's Keras callback is not one of the person's slow callbacks
 
 
-def decide(step: Step) -> list[Seen]:
+def decide(step: Step) -> list[Part]:
     callbacks = [(name.removeprefix(CALLBACK), seconds) for name, (_, seconds) in step.spans(CALLBACK).items()
                  if name.removeprefix(CALLBACK) != OWN_CALLBACK]
-    return [Seen(f"the callback {name}", seconds, f"{seconds_text(seconds)} per batch in {name}.on_train_batch_end",
+    return [Part(f"the callback {name}", seconds, f"{seconds_text(seconds)} per batch in {name}.on_train_batch_end",
                  fix=f"make {name}.on_train_batch_end cheaper, or run it every N batches (or in on_epoch_end)",
                  where=_defined(step, name))
             for name, seconds in sorted(callbacks, key=lambda x: -x[1])]

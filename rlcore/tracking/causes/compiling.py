@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from rlcore.contract.profile import Cause
 from rlcore.contract.text import seconds_text
-from rlcore.tracking.causes import GUIDES, Rule, Seen, Step, register
+from rlcore.tracking.causes import GUIDES, Part, Rule, Step, register
 
 
-def decide(step: Step) -> Seen | None:
+def decide(step: Step) -> Part | None:
     compile_seconds, train_seconds = step.facts.compile_seconds, step.facts.train_seconds
     if not (compile_seconds > 0 and train_seconds > 0 and compile_seconds > train_seconds):  # never a negative share
         return None
-    return Seen("compiling", compile_seconds / max(1, step.facts.steps),
+    return Part("compiling", compile_seconds / max(1, step.facts.steps),
                 f"tracing and compiling took {seconds_text(compile_seconds)} once, more than the "
                 f"{seconds_text(train_seconds)} of training it served (per step: spread over the run's steps)",
                 share=compile_seconds / (compile_seconds + train_seconds))

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from rlcore.contract.profile import Cause
 from rlcore.contract.text import seconds_text
-from rlcore.tracking.causes import GUIDES, MIN_SECONDS, Rule, Seen, Step, register
+from rlcore.tracking.causes import GUIDES, MIN_SECONDS, Part, Rule, Step, register
 from rlcore.tracking.causes.launch import LAUNCHED
 from rlcore.tracking.hooks import LOGS
 
 SHARE = 0.3  # of the step: a set-up this large is a cause even when the kernels take longer
 
 
-def decide(step: Step) -> Seen | None:
+def decide(step: Step) -> Part | None:
     if step.overhead_taken:
         return None
     n = step.numbers
@@ -27,10 +27,10 @@ def decide(step: Step) -> Seen | None:
     evidence = (f"{calls:,.2g} tf.function call{'s' if calls != 1 else ''} per step cost {seconds_text(setting_up)} "
                 f"to set up for {seconds_text(step.per(n.compute_seconds))} of arithmetic")
     if step.k > 1:
-        return Seen("setting up a function call", setting_up, evidence, in_effect=f"{step.k:,} steps per call",
+        return Part("setting up a function call", setting_up, evidence, in_effect=f"{step.k:,} steps per call",
                     fix=f"{step.k:,} steps per call are in effect: more of them (or a bigger batch) spread the set-up "
                         "further")
-    return Seen("setting up a function call every step", setting_up, evidence)
+    return Part("setting up a function call every step", setting_up, evidence)
 
 
 register(Rule("dispatch", Cause.DISPATCH, decide, order=90, measures=("EagerExecute is_func=1", "dispatch"),

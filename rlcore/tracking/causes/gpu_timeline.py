@@ -6,27 +6,27 @@ from __future__ import annotations
 
 from rlcore.contract.profile import Cause
 from rlcore.contract.text import seconds_text
-from rlcore.tracking.causes import GUIDES, Rule, Seen, Step, register
+from rlcore.tracking.causes import GUIDES, Part, Rule, Step, register
 
 SHARE = 0.3  # of the step
 KERNELS = 20  # kernels per step from which their launches are a story
 UNTESTED = " (read from the GPU's timeline as TensorFlow's profiler documents it; not checked against a real GPU)"
 
 
-def copies(step: Step) -> Seen | None:
+def copies(step: Step) -> Part | None:
     n = step.numbers
     seconds = step.per(n.copy_seconds)
     if not n.gpu or seconds <= SHARE * step.seconds:
         return None
-    return Seen("copies between host and GPU", seconds, f"{seconds_text(seconds)} of copies a step" + UNTESTED)
+    return Part("copies between host and GPU", seconds, f"{seconds_text(seconds)} of copies a step" + UNTESTED)
 
 
-def launches(step: Step) -> Seen | None:
+def launches(step: Step) -> Part | None:
     n = step.numbers
     kernels, busy = step.per(n.device_kernels), step.per(n.device_busy_seconds)
     if not n.gpu or kernels < KERNELS or busy >= SHARE * step.seconds:
         return None
-    return Seen("GPU kernels too small for their launches", step.seconds - busy,
+    return Part("GPU kernels too small for their launches", step.seconds - busy,
                 f"{kernels:,.0f} kernels a step, the GPU busy {seconds_text(busy)} of {seconds_text(step.seconds)}"
                 + UNTESTED)
 

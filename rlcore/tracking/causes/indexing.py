@@ -5,21 +5,21 @@ from __future__ import annotations
 
 from rlcore.contract.profile import Cause
 from rlcore.contract.text import seconds_text
-from rlcore.tracking.causes import GUIDES, Rule, Seen, Step, register, where_of
+from rlcore.tracking.causes import GUIDES, Part, Rule, Step, register, where_of
 from rlcore.tracking.hooks import INDEX
 
 INDEXED = 8  # tensor[i] per step from which it is a loop (a few slices are ordinary code)
 FOLLOWERS = ("Pack", "StridedSliceGrad", "Unpack")  # the ops a Python list of indexed values brings after it
 
 
-def decide(step: Step) -> Seen | None:
+def decide(step: Step) -> Part | None:
     indexed, seconds = step.span(INDEX)
     if indexed < INDEXED:
         return None
     followers = [(op, *step.eager(op)) for op in FOLLOWERS if op in step.numbers.eager_by_type]
     step.claim_eager(op for op, *_ in followers)
     also = ", ".join(f"{c:,.0f} {op}" for op, c, _, _ in sorted(followers, key=lambda x: -x[1]))
-    return Seen("indexing a tensor in a Python loop", seconds + sum(s for _, _, s, _ in followers),
+    return Part("indexing a tensor in a Python loop", seconds + sum(s for _, _, s, _ in followers),
                 f"{indexed:,.0f} tensor[i] per step, each a StridedSlice and its constants launched from Python "
                 f"({seconds_text(seconds / indexed)} each)" + (f"; then {also}" if also else ""),
                 where=where_of(step, INDEX, seconds))

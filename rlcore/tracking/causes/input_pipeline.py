@@ -9,12 +9,12 @@ from typing import Any
 
 from rlcore.contract.profile import Cause
 from rlcore.contract.text import seconds_text
-from rlcore.tracking.causes import GUIDES, MIN_SECONDS, Fix, Rule, Seen, Step, line_at, register
+from rlcore.tracking.causes import GUIDES, MIN_SECONDS, Fix, Part, Rule, Step, line_at, register
 
 ADVICE = {"prefetch": "dataset.prefetch(tf.data.AUTOTUNE)", "parallel": "map(..., num_parallel_calls=tf.data.AUTOTUNE)"}
 
 
-def decide(step: Step) -> Seen | None:
+def decide(step: Step) -> Part | None:
     waiting = step.per(step.numbers.input_seconds)
     ran = step.per(step.numbers.pipeline_python_seconds)
     if max(waiting, ran) < MIN_SECONDS:
@@ -45,10 +45,10 @@ def decide(step: Step) -> Seen | None:
                f"write the map's function in TensorFlow ops instead of {func['op']}")
         fix += (f"; {said} already in effect cannot lift it far" if in_effect else
                 ", then map(..., num_parallel_calls=tf.data.AUTOTUNE) and prefetch(tf.data.AUTOTUNE)")
-        return Seen(f"waiting for the input pipeline: its map runs Python ({func['op']})", python_cost, evidence,
+        return Part(f"waiting for the input pipeline: its map runs Python ({func['op']})", python_cost, evidence,
                     fix=fix, where=tuple(where), in_effect=said, try_fix="" if len(in_effect) == 2 else None)
     if ran >= MIN_SECONDS:  # Python in the pipeline, though the lab did not see the pipeline built (a capture)
-        return Seen("waiting for the input pipeline: it runs Python (PyFunc)", python_cost, evidence, try_fix="",
+        return Part("waiting for the input pipeline: it runs Python (PyFunc)", python_cost, evidence, try_fix="",
                     fix="find the Python the pipeline runs (Dataset.from_generator, tf.py_function or "
                         "tf.numpy_function in a map) and write it in TensorFlow ops over tensors (from_tensor_slices, "
                         "map(..., num_parallel_calls=tf.data.AUTOTUNE), prefetch(tf.data.AUTOTUNE))")
@@ -57,23 +57,23 @@ def decide(step: Step) -> Seen | None:
     missing = [w for w in ADVICE if w not in in_effect]
     where = tuple(line_at(*m["site"]) for m in maps if m.get("site") and not m.get("parallel"))
     if not missing and pipelines:
-        return Seen("waiting for the input pipeline", waiting, evidence, in_effect=said,
+        return Part("waiting for the input pipeline", waiting, evidence, in_effect=said,
                     try_fix="", fix=f"{said} already in effect: what remains is the map's own work: cache() what "
                                     "does not change, batch before map (one vectorized call per batch), lighter work "
                                     "per element")
-    return Seen("waiting for the input pipeline", waiting, evidence, where=where,
+    return Part("waiting for the input pipeline", waiting, evidence, where=where,
                 in_effect=said, fix=", ".join(ADVICE[w] for w in (missing if pipelines else ADVICE))
                 + ", cache() a small dataset" + (f" ({said} already in effect)" if said else ""))
 
 
-def _generator(generator: dict[str, Any], waiting: float, evidence: str) -> Seen:
+def _generator(generator: dict[str, Any], waiting: float, evidence: str) -> Part:
     """A ``Dataset.from_generator`` source: its generator runs Python one element at a time on one thread, under the
     GIL; prefetch and a parallel map cannot make it faster. The fix leaves Python: the data as tensors."""
     name = generator.get("function") or "the generator"
     where = [line_at(generator["file"], generator["line"], name)] if generator.get("file") else []
     if generator.get("site"):
         where.append(line_at(*generator["site"]))
-    return Seen(f"waiting for the input pipeline: Dataset.from_generator runs {name} in Python", waiting,
+    return Part(f"waiting for the input pipeline: Dataset.from_generator runs {name} in Python", waiting,
                 f"{evidence}, one element at a time", where=tuple(where), try_fix="",
                 fix=f"build the dataset from tensors, not {name}: tf.data.Dataset.from_tensor_slices(arrays), its "
                     "per-element work as TensorFlow ops in .map(..., num_parallel_calls=tf.data.AUTOTUNE), then "

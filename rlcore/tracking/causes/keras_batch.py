@@ -9,13 +9,13 @@ from typing import Any
 
 from rlcore.contract.profile import Cause
 from rlcore.contract.text import seconds_text
-from rlcore.tracking.causes import GUIDES, Fix, Rule, Seen, Step, line_at, register
+from rlcore.tracking.causes import GUIDES, Fix, Part, Rule, Step, line_at, register
 from rlcore.tracking.hooks import LOGS
 
 SUGGESTED = 32  # batches per call the fix names (Keras's docstring: "small models with a large Python overhead")
 
 
-def decide(step: Step) -> Seen | None:
+def decide(step: Step) -> Part | None:
     if step.overhead_taken:
         return None
     calls, logs = step.span(LOGS)
@@ -26,14 +26,14 @@ def decide(step: Step) -> Seen | None:
     evidence = (f"each call's logs fetched to Python ({seconds_text(logs)}) and a function call set up "
                 f"({seconds_text(dispatch)}) for {seconds_text(step.per(step.numbers.compute_seconds))} of arithmetic")
     if spe > 1:  # one call runs a loop of batches: its set-up is mostly the loop's own work (see arithmetic.py)
-        return Seen(f"Keras's work per call of {spe:,} batches (steps_per_execution={spe:,})", logs,
+        return Part(f"Keras's work per call of {spe:,} batches (steps_per_execution={spe:,})", logs,
                     f"each call's logs fetched to Python ({seconds_text(logs)})",
                     in_effect=f"steps_per_execution={spe:,}", try_fix="",
                     fix=f"steps_per_execution={spe:,} is set: what remains is one call and one fetch of the logs per "
                         f"{spe:,} batches; a larger batch, or a larger steps_per_execution, spreads it further")
     fit = next((c for c in step.facts.keras_calls if c.get("method") == "model.fit" and c.get("site")), None)
     where = tuple(line_at(*site) for site in (step.facts.compile_site, fit["site"] if fit else None) if site)
-    return Seen("Keras's work around every batch (steps_per_execution=1)", logs + dispatch, evidence, where=where)
+    return Part("Keras's work around every batch (steps_per_execution=1)", logs + dispatch, evidence, where=where)
 
 
 def _steps_per_execution(patches: Any) -> None:

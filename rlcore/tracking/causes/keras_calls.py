@@ -9,12 +9,12 @@ from typing import Any
 
 from rlcore.contract.profile import Cause
 from rlcore.contract.text import seconds_text
-from rlcore.tracking.causes import GUIDES, MIN_SECONDS, Rule, Seen, Step, line_at, register
+from rlcore.tracking.causes import GUIDES, MIN_SECONDS, Part, Rule, Step, line_at, register
 
 SMALL = 8  # samples per train_on_batch call from which its set-up is the cost (a replay of one transition)
 
 
-def decide(step: Step) -> Seen | None:
+def decide(step: Step) -> Part | None:
     calls = {c.get("method"): c for c in step.facts.keras_calls}
     fit, batch = calls.get("model.fit"), calls.get("train_on_batch")
     if fit and fit.get("calls", 0) >= 2 and fit.get("per_call", 0) <= 1:
@@ -33,7 +33,7 @@ def decide(step: Step) -> Seen | None:
     return None
 
 
-def _seen(step: Step, call: dict[str, Any], title: str, counted: str, fix: str) -> Seen | None:
+def _seen(step: Step, call: dict[str, Any], title: str, counted: str, fix: str) -> Part | None:
     kernels = step.per(step.numbers.compute_seconds)
     around = step.seconds - kernels - step.per(step.numbers.input_seconds)
     if around < MIN_SECONDS:
@@ -41,7 +41,7 @@ def _seen(step: Step, call: dict[str, Any], title: str, counted: str, fix: str) 
     step.claim_eager(op for op, *_ in step.eager_unclaimed())  # Keras's own eager work inside each call
     step.overhead_taken = True
     where = (line_at(*call["site"]),) if call.get("site") else ()
-    return Seen(title, around, f"{counted}: {seconds_text(around)} of each step around "
+    return Part(title, around, f"{counted}: {seconds_text(around)} of each step around "
                                f"{seconds_text(kernels)} of arithmetic", where=where, fix=fix, try_fix="")
 
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from rlcore.contract.profile import Cause
 from rlcore.contract.text import seconds_text
-from rlcore.tracking.causes import GUIDES, Rule, Seen, Step, register, where_of
+from rlcore.tracking.causes import GUIDES, Part, Rule, Step, register, where_of
 from rlcore.tracking.hooks import LAUNCHES
 
 LAUNCHED = 20  # eager ops per step from which launching them one by one is a cause (a few are ordinary code)
 
 
-def decide(step: Step) -> Seen | None:
+def decide(step: Step) -> Part | None:
     if step.overhead_taken:
         return None
     eager = step.eager_unclaimed()
@@ -23,7 +23,7 @@ def decide(step: Step) -> Seen | None:
     launching = sum(s for _, _, s, _ in eager)
     rest = step.outside_seconds
     seconds = max(0.0, rest - kernels)
-    return Seen("ops launched one by one (no tf.function)", seconds,
+    return Part("ops launched one by one (no tf.function)", seconds,
                 f"{count:,.0f} ops per step run eagerly: launching them took {seconds_text(launching - kernels)} in "
                 f"TensorFlow, and the Python between them {seconds_text(max(0.0, rest - launching))}",
                 where=where_of(step, LAUNCHES, seconds, most=3))

@@ -8,15 +8,15 @@ from typing import Any
 
 from rlcore.contract.profile import Cause
 from rlcore.contract.text import count_text, seconds_text
-from rlcore.tracking.causes import GUIDES, Fix, Rule, Seen, Step, register, where_of
+from rlcore.tracking.causes import GUIDES, Fix, Part, Rule, Step, register, where_of
 from rlcore.tracking.hooks import PREDICT
 
 
-def decide(step: Step) -> Seen | None:
+def decide(step: Step) -> Part | None:
     calls, seconds = step.span(PREDICT)
     if not calls:
         return None
-    return Seen("model.predict in a loop", seconds,
+    return Part("model.predict in a loop", seconds,
                 f"{count_text(calls, 'model.predict call')} per step, {seconds_text(seconds / calls)} "
                 "each", where=where_of(step, PREDICT, seconds))
 

@@ -4,13 +4,13 @@ would make it the launch cause)."""
 from __future__ import annotations
 
 from rlcore.contract.profile import Cause
-from rlcore.tracking.causes import GUIDES, MIN_SECONDS, Rule, Seen, Step, register
+from rlcore.tracking.causes import GUIDES, MIN_SECONDS, Part, Rule, Step, register
 from rlcore.tracking.causes.launch import LAUNCHED
 
 SHARE = 0.3  # of the step
 
 
-def decide(step: Step) -> Seen | None:
+def decide(step: Step) -> Part | None:
     if step.overhead_taken:
         return None
     eager = step.eager_unclaimed()
@@ -19,7 +19,7 @@ def decide(step: Step) -> Seen | None:
     python = max(0.0, step.outside_seconds - sum(s for _, _, s, _ in eager))
     if python < MIN_SECONDS or python <= SHARE * step.seconds:
         return None
-    return Seen("Python between TensorFlow calls", python, "time on the Python thread outside TensorFlow's calls")
+    return Part("Python between TensorFlow calls", python, "time on the Python thread outside TensorFlow's calls")
 
 
 register(Rule("python_time", Cause.PYTHON, decide, order=85, measures=("time outside TensorFlow's events",),

@@ -9,11 +9,11 @@ from typing import Any
 
 from rlcore.contract.profile import Cause
 from rlcore.contract.text import seconds_text
-from rlcore.tracking.causes import GUIDES, Fix, Rule, Seen, Step, line_at, register
+from rlcore.tracking.causes import GUIDES, Fix, Part, Rule, Step, line_at, register
 from rlcore.tracking.causes.launch import LAUNCHED
 
 
-def decide(step: Step) -> Seen | None:
+def decide(step: Step) -> Part | None:
     if not step.facts.run_eagerly:
         return None
     eager = step.eager_unclaimed()
@@ -25,7 +25,7 @@ def decide(step: Step) -> Seen | None:
     step.claim_eager(op for op, *_ in eager)  # the launch rule would say the same, with a fix a Keras user cannot make
     step.overhead_taken = True  # Keras's per-batch work is eager here too: steps_per_execution cannot spread it
     where = (line_at(*step.facts.compile_site),) if step.facts.compile_site else ()
-    return Seen("run_eagerly=True: Keras launches every op of each batch one by one", seconds,
+    return Part("run_eagerly=True: Keras launches every op of each batch one by one", seconds,
                 f"{count:,.0f} ops per batch run eagerly ({seconds_text(seconds)} launching them and the Python "
                 f"between them, for {seconds_text(kernels)} of their kernels)", where=where)
 

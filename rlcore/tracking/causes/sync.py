@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from rlcore.contract.profile import Cause
 from rlcore.contract.text import count_text, seconds_text
-from rlcore.tracking.causes import GUIDES, Rule, Seen, Step, register, where_of
+from rlcore.tracking.causes import GUIDES, Part, Rule, Step, register, where_of
 from rlcore.tracking.hooks import LOGS, SYNC
 
 
-def decide(step: Step) -> Seen | None:
+def decide(step: Step) -> Part | None:
     fetches, seconds = step.span(SYNC)
     if not fetches or step.span(LOGS)[0]:  # inside model.fit, a batch's fetches are Keras's own (its rule's)
         return None
-    return Seen("fetching tensors to Python every step", seconds,
+    return Part("fetching tensors to Python every step", seconds,
                 f"{count_text(fetches, 'fetch', 'fetches')} per step (.numpy(), float(), int(), a list of "
                 f"tensors made a tensor); {seconds_text(seconds / fetches)} each on this machine, and each one a wait "
                 "on a GPU", where=where_of(step, SYNC, seconds))

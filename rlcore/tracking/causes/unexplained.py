@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from rlcore.contract.profile import Cause
 from rlcore.contract.text import seconds_text
-from rlcore.tracking.causes import GUIDES, MIN_SECONDS, MIN_SHARE, Rule, Seen, Step, register
+from rlcore.tracking.causes import GUIDES, MIN_SECONDS, MIN_SHARE, Part, Rule, Step, register
 
 MOST_OPS = 3  # the capture's top ops named
 
 
-def decide(step: Step) -> Seen | None:
+def decide(step: Step) -> Part | None:
     taken = sum(f.seconds_per_step for f in step.found if not f.once_per_run)
     if not any(f.cause == Cause.COMPUTE for f in step.found):  # the kernels are known, named as a cause or not
         taken += step.per(step.numbers.compute_seconds)
@@ -26,7 +26,7 @@ def decide(step: Step) -> Seen | None:
     measured = ", ".join(f"{what} {seconds_text(seconds)}" for what, seconds in parts if seconds >= MIN_SECONDS)
     evidence = "; ".join(x for x in (f"in the ops {ops}" if ops else "", f"of each step: {measured}"
                                      if measured else "") if x)
-    return Seen("not explained by a habit this lab knows", rest, evidence or "no rule read this part of the step",
+    return Part("not explained by a habit this lab knows", rest, evidence or "no rule read this part of the step",
                 try_fix="", fix="no rule of this lab explains this part: its ops and measured parts are named "
                                 "beside it; xprof's trace viewer on the capture shows what ran")
 
