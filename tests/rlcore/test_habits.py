@@ -26,6 +26,20 @@ _spec.loader.exec_module(score)
 LABELS = {label.script: label for label in score.labels()}
 
 
+@pytest.fixture(scope="module")
+def reading(tmp_path_factory):
+    """Each habit script profiled once for this module (several tests read the same run: each costs a TensorFlow
+    start)."""
+    home = tmp_path_factory.mktemp("habits")
+    done: dict[str, dict] = {}
+
+    def read(script: str) -> dict:
+        if script not in done:
+            done[script] = profile(home, HABITS / script)
+        return done[script]
+    return read
+
+
 def profile(home: Path, script: Path, *args: str, flags: tuple[str, ...] = ()) -> dict:
     env = os.environ | {"RLCORE_HOME": str(home), "TF_CPP_MIN_LOG_LEVEL": "2"}
     out = home / f"{script.stem}.json"
@@ -49,9 +63,9 @@ def per_step(document: dict) -> list[dict]:
 @pytest.mark.parametrize("script", ["run_eagerly.py", "generator_pipeline.py", "retrace_python_value.py",
                                     "retrace_shapes.py", "fit_per_batch.py", "function_in_loop.py",
                                     "numpy_every_step.py", "train_on_batch_per_sample.py", "callback_per_batch.py"])
-def test_a_habit_leads_with_its_cause_at_its_lines_with_a_fix_in_the_api_the_person_used(script, tmp_path):
+def test_a_habit_leads_with_its_cause_at_its_lines_with_a_fix_in_the_api_the_person_used(script, reading):
     label = LABELS[script]
-    document = profile(tmp_path, HABITS / script)
+    document = reading(script)
     lead = per_step(document)[0]
     assert lead["cause"] == label.cause, (lead["title"], document["profile"]["sentence"])
     lines = {(w["line"], w["code"]) for w in lead["where"]}
@@ -62,26 +76,26 @@ def test_a_habit_leads_with_its_cause_at_its_lines_with_a_fix_in_the_api_the_per
     assert sum(shares) <= 1 + 1e-9 and all(share >= 0.02 for share in shares)  # no "0 µs per step (0%)"
 
 
-def test_run_eagerly_is_named_at_the_compile_line_and_its_fixed_variant_reads_otherwise(tmp_path):
-    eager = profile(tmp_path, HABITS / "run_eagerly.py")
+def test_run_eagerly_is_named_at_the_compile_line_and_its_fixed_variant_reads_otherwise(reading):
+    eager = reading("run_eagerly.py")
     lead = per_step(eager)[0]
     assert "run_eagerly=True" in lead["title"] and lead["try_fix"] == "no_run_eagerly"
     assert [w["line"] for w in lead["where"]] == [line_of(HABITS / "run_eagerly.py", "model.compile(")]
     assert "decorate" not in lead["fix"]  # a Keras user has no training step to decorate
-    fixed = profile(tmp_path, HABITS / "run_eagerly_fixed.py")
+    fixed = reading("run_eagerly_fixed.py")
     assert all("run_eagerly" not in f["title"] for f in per_step(fixed))
 
 
-def test_a_python_value_retrace_never_offers_reduce_retracing_and_a_shape_retrace_does(tmp_path):
-    value = per_step(profile(tmp_path, HABITS / "retrace_python_value.py"))[0]
+def test_a_python_value_retrace_never_offers_reduce_retracing_and_a_shape_retrace_does(reading):
+    value = per_step(reading("retrace_python_value.py"))[0]
     assert "reduce_retracing" not in (value["try_fix"] or "")  # --try-fixes tries only what a finding names
     assert "tf.constant(lr)" in value["fix"] and "never Python values" in value["fix"]
-    shape = per_step(profile(tmp_path, HABITS / "retrace_shapes.py"))[0]
+    shape = per_step(reading("retrace_shapes.py"))[0]
     assert shape["try_fix"] == "reduce_retracing" and "input_signature" in shape["fix"]
 
 
-def test_the_generator_pipeline_s_time_is_input_not_arithmetic(tmp_path):
-    document = profile(tmp_path, HABITS / "generator_pipeline.py")
+def test_the_generator_pipeline_s_time_is_input_not_arithmetic(reading):
+    document = reading("generator_pipeline.py")
     lead = per_step(document)[0]
     assert lead["cause"] == "input-bound" and "from_generator" in lead["title"]
     assert "the arithmetic itself" not in [f["title"] for f in per_step(document)[:1]]
