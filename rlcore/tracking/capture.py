@@ -44,6 +44,7 @@ class Captured:
     # the line that made them, the line that called them)
     numpy_args: dict[str, tuple[int, int, Any]] = field(default_factory=dict)  # (calls, largest bytes, called at)
     callbacks: dict[str, Any] = field(default_factory=dict)  # Keras callbacks by class: their batch hook's def
+    resized: str = ""  # how the window was sized to a run shorter than it
     # The process's CPU time inside each recorded step, on average: what the step costs the machine whatever else
     # runs beside it (a busy core stretches a step's wall time, not its CPU time); 0 when unknown.
     cpu_seconds_per_marker: float = 0.0
@@ -68,12 +69,25 @@ class ProfileWindow:
         self.excluded_seconds = 0.0
         self.excluded_steps = 0
         self.error: str | None = None
+        self.resized = ""  # said when the window was sized to a run shorter than it (``fit_to``)
         self._t0 = 0.0
         self._trace: Any = None
         self._cpu_from = 0.0
         self.cpu_seconds, self.markers = 0.0, 0
         self._yielding = Patches()
         self.instruments = Instruments()
+
+    def fit_to(self, total_steps: int) -> None:
+        """The run says how many steps it will have (model.fit knows its batches): a window that would begin or end
+        past them is sized to the steps there are, before it begins, and the reading says so."""
+        if self.seen or self.capturing or not self.wanted or not 2 <= total_steps < self.start + self.wanted:
+            return
+        start = max(1, min(self.start, total_steps // 3))
+        left = total_steps - start
+        wanted = max(1, min(self.wanted, left - self.where_steps if left > self.where_steps else left))
+        self.resized = (f"The window was sized to the {total_steps:,} steps the run has: {wanted:,} profiled after "
+                        f"{start:,} warm-up (asked: {self.wanted:,} after {self.start:,}).")
+        self.start, self.wanted = start, wanted
 
     @property
     def excluding(self) -> bool:
@@ -241,6 +255,7 @@ class ProfileWindow:
                         made={name: (note.count, note.defined_at, note.called_at)
                               for name, note in self.instruments.made.items()},
                         numpy_args=dict(self.instruments.numpy_args), callbacks=dict(self.instruments.callbacks),
+                        resized=self.resized,
                         cpu_seconds_per_marker=self.cpu_seconds / self.markers if self.markers else 0.0)
 
 

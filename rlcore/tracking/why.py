@@ -5,6 +5,7 @@ The data goes one way: no stage asks a later one."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,7 +32,10 @@ def profile(captured: Captured, *, compile_seconds: float = 0.0, train_seconds: 
                           "compile_seconds": compile_seconds, "train_seconds": train_seconds,
                           "steps_per_marker": steps_per_marker,
                           "cpu_seconds_per_marker": captured.cpu_seconds_per_marker} | dict(facts or {}))
-    return of_numbers(numbers, captured, facts=known, steps_per_marker=steps_per_marker)
+    profile = of_numbers(numbers, captured, facts=known, steps_per_marker=steps_per_marker)
+    if captured.resized:  # a run shorter than the window asked for: said beside the reading
+        profile = dataclasses.replace(profile, notes=(captured.resized, *profile.notes))
+    return profile
 
 
 def of_numbers(numbers: xplane.StepNumbers, captured: Captured, *, facts: StepFacts | Mapping[str, Any],

@@ -34,8 +34,9 @@ def reading(tmp_path_factory):
     done: dict[str, dict] = {}
 
     def read(script: str) -> dict:
-        if script not in done:
-            done[script] = profile(home, HABITS / script)
+        if script not in done:  # the Python-value retrace with --try-fixes: it must try nothing it cannot help
+            flags = ("--try-fixes",) if script == "retrace_python_value.py" else ()
+            done[script] = profile(home, HABITS / script, flags=flags)
         return done[script]
     return read
 
@@ -89,6 +90,8 @@ def test_run_eagerly_is_named_at_the_compile_line_and_its_fixed_variant_reads_ot
 def test_a_python_value_retrace_never_offers_reduce_retracing_and_a_shape_retrace_does(reading):
     value = per_step(reading("retrace_python_value.py"))[0]
     assert "reduce_retracing" not in (value["try_fix"] or "")  # --try-fixes tries only what a finding names
+    tried = reading("retrace_python_value.py")["profile"].get("tries", [])
+    assert all(t["fix"] != "reduce_retracing" for t in tried)
     assert "tf.constant(lr)" in value["fix"] and "never Python values" in value["fix"]
     shape = per_step(reading("retrace_shapes.py"))[0]
     assert shape["try_fix"] == "reduce_retracing" and "input_signature" in shape["fix"]
@@ -114,3 +117,11 @@ def test_a_part_no_rule_explains_is_said_as_such_with_its_ops(tmp_path):
     assert "EagerPyFunc" in unexplained["evidence"] and unexplained is found[0]
     assert all(f["cause"] != "compute-bound" or f["share"] < 0.5 for f in found)
     assert not document["profile"]["sentence"].split("The change to make first")[-1].startswith(": no rule")
+
+
+def test_a_fit_shorter_than_the_window_is_profiled_over_the_steps_it_has_and_says_so(tmp_path):
+    document = profile(tmp_path, SCRIPTS / "short_fit.py")
+    p = document["profile"]
+    assert not p.get("error") and document["steps"] == 12 and 1 <= p["steps"] <= 12 - 1
+    assert any(note.startswith("The window was sized to the 12 steps the run has") for note in p["notes"])
+    assert all(f["seconds_per_step"] >= 0 for f in p["findings"]) and document["train_seconds"] > 0

@@ -67,6 +67,8 @@ class LabCallback(keras.callbacks.Callback):
         spe = int(getattr(self.model, "steps_per_execution", 1) or 1)
         total = int((self.params or {}).get("steps") or 0) * int((self.params or {}).get("epochs") or 1)
         self._every = max(1, total // POINTS // spe) if total else 0
+        if total:  # a fit shorter than the profile window asks for is still profiled, over the steps it has
+            self.run.capture.fit_to(total // spe)
         self._since = 0
         self._first = True
         self._units = spe
