@@ -10,6 +10,7 @@ from rlcore.cli.machine_commands import run_cluster, run_devices, run_operator_h
 from rlcore.cli.parser import build_parser
 from rlcore.cli.stored import run_runs, run_sweep, run_sweeps
 from rlcore.cli.train import run_profile, run_workload
+from rlcore.cli.why_command import run_why
 from rlcore.contract import settings, workloads
 from rlcore.tracking.machine import quiet_native_logs
 
@@ -30,7 +31,7 @@ def main(argv: Sequence[str] | None = None, *, process: bool = False) -> int:
     if process and not (getattr(args, "verbose", False) or settings.VERBOSE.text() == "1"):
         quiet_native_logs()  # before TensorFlow is imported: its C++ start-up lines are noise to a user
     commands = {"devices": run_devices, "runs": run_runs, "sweep": run_sweep, "profile": run_profile,
-                "sweeps": run_sweeps, "cluster": run_cluster, "operator-hash": run_operator_hash}
+                "sweeps": run_sweeps, "cluster": run_cluster, "operator-hash": run_operator_hash, "why": run_why}
     try:
         if args.command in commands:
             return commands[args.command](args)

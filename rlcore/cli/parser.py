@@ -29,7 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
     _sweep_commands(sub, kinds, engines)
     _runs_command(sub)
     _machine_commands(sub)
-    for name in (*kinds, "profile", "sweep", "devices", "cluster"):
+    _why_command(sub)
+    for name in (*kinds, "profile", "sweep", "devices", "cluster", "why"):
         sub.choices[name].add_argument("--verbose", action="store_true",
                                        help="show TensorFlow's own log lines on stderr (default: hidden)")
     return parser
@@ -160,6 +161,22 @@ def _runs_command(sub: Any) -> None:
         cmd = runs_sub.add_parser(name, help=text)
         cmd.add_argument("id")
         cmd.add_argument("text")
+
+
+def _why_command(sub: Any) -> None:
+    why = sub.add_parser(
+        "why", help="read a TensorFlow profile made anywhere (a logdir, a run folder, one .xplane.pb)",
+        description="Reads a capture made anywhere: Keras's TensorBoard(profile_batch=...), "
+                    "tf.profiler.experimental.start/stop, xprof on a GPU machine, a Colab logdir. PATH is a logdir "
+                    "laid out as TensorBoard's profile plugin lays it out (LOGDIR/plugins/profile/RUN/HOST.xplane.pb: "
+                    "its newest run, or --run NAME), a run's folder, or one .xplane.pb. It says each step's parts as "
+                    "measured (on a GPU: the device's compute, its idle time, input, kernel launches, 16-bit share) "
+                    "and what they point at; a capture the lab made is read with its own engine. Nothing is stored.",
+        epilog="example: rlcore why logs/  (or: rlcore why logs/plugins/profile/2026_12_03/host.xplane.pb --json "
+               "out.json)")
+    why.add_argument("path", metavar="PATH", help="a logdir, a run folder or one .xplane.pb")
+    why.add_argument("--run", metavar="NAME", help="the run of a logdir to read (default: the newest)")
+    why.add_argument("--json", metavar="FILE", help="write the reading as JSON here (default: none)")
 
 
 def _machine_commands(sub: Any) -> None:

@@ -1,0 +1,240 @@
+"""A capture made anywhere, read: Keras's ``TensorBoard(profile_batch=...)``, ``tf.profiler.experimental.start/stop``,
+xprof's capture on a GPU machine, a Colab logdir. ``find`` turns what a person points at (a logdir laid out as
+TensorBoard's profile plugin lays it out, ``plugins/profile/RUN/HOST.xplane.pb``; a run's folder; one
+``.xplane.pb``) into one file, or says in one sentence why it cannot. ``read`` reads it:
+
+- a capture the lab made (its ``_r=1`` step markers) goes through the lab's own engine (``tracking.xplane`` and the
+  rules), the same causes as its stored profile;
+- any other capture through xprof's own step analysis (``overview_page``, ``input_pipeline_analyzer``: xprof groups
+  the steps however the capture holds them, a device's Steps line included): per step the device's compute, the
+  time it waited on the host ("All others": Python, I/O), input, kernel launches, host compute; the share of the
+  device's compute in 16-bit; the input pipeline's stages. Those are said in the lab's words, as measured, and a
+  part the capture cannot tell apart is said as such (a Python generator feeding the step is named as where the
+  idle time likely went, never as a measured cause).
+
+Nothing is stored here (``rlcore why`` prints it, ``--json`` writes it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import stat
+from pathlib import Path
+from typing import Any
+
+MOST_BYTES = 1 << 30  # a capture larger than this is not opened (xprof holds it in memory, twice)
+SUFFIX = ".xplane.pb"
+
+
+class CaptureError(ValueError):
+    """Why a path is no capture this reader can open, in one sentence."""
+
+
+@dataclasses.dataclass(frozen=True)
+class StepPart:
+    """One part of a step as xprof measures it (ms per step, mean over the steps), and its share of the step."""
+
+    name: str
+    ms: float
+    share: float
+
+
+@dataclasses.dataclass(frozen=True)
+class InputStage:
+    """A stage of the capture's input pipeline (``Iterator::Prefetch::Generator``) and its self time in the capture."""
+
+    name: str
+    calls: int
+    self_ms: float
+
+
+@dataclasses.dataclass(frozen=True)
+class CaptureReading:
+    """What a capture made anywhere says, read with xprof; ``lab_causes``: the lab's own findings when it made it."""
+
+    file: str
+    hardware: str  # "GPU", "CPU", "TPU": what xprof says the steps ran on
+    steps: int
+    step_ms: float
+    parts: tuple[StepPart, ...]
+    half_precision: float | None  # the device's compute in 16-bit (0..1), where the capture has it
+    input_stages: tuple[InputStage, ...]
+    xprof_says: str
+    devices: tuple[str, ...]  # the device planes that hold events (the ones read)
+    lab_made: bool = False
+    lab_causes: tuple[dict[str, Any], ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def find(path: str | Path, run: str | None = None) -> Path:
+    """The one ``.xplane.pb`` a person means by ``path`` (a logdir: its newest run, or ``run``)."""
+    given = Path(path)
+    if not given.exists():
+        raise CaptureError(f"No such file or folder: {given}.")
+    if given.is_dir():
+        return _in_folder(given, run)
+    mode = given.stat().st_mode
+    if not stat.S_ISREG(mode):
+        raise CaptureError(f"{given} is not a regular file (a capture is a {SUFFIX} file).")
+    if not given.name.endswith(SUFFIX):
+        raise CaptureError(f"{given} is not a TensorFlow profile: a capture is a HOST{SUFFIX} file (TensorBoard's "
+                           f"profile plugin writes them under LOGDIR/plugins/profile/RUN/).")
+    size = given.stat().st_size
+    if size > MOST_BYTES:
+        raise CaptureError(f"{given} is {size / 2**30:,.1f} GB, more than the {MOST_BYTES / 2**30:,.0f} GB this "
+                           "reader opens.")
+    return given
+
+
+def _in_folder(folder: Path, run: str | None) -> Path:
+    runs_folder = folder / "plugins" / "profile" if (folder / "plugins" / "profile").is_dir() else folder
+    if run is not None:
+        chosen = runs_folder / run
+        if not chosen.is_dir():
+            names = sorted(p.name for p in runs_folder.iterdir() if p.is_dir())
+            raise CaptureError(f"No run {run!r} under {runs_folder}" + (f" (its runs: {', '.join(names[:8])})."
+                                                                       if names else "."))
+        runs_folder = chosen
+    files = sorted(runs_folder.rglob(f"*{SUFFIX}"), key=lambda p: (p.stat().st_mtime, str(p)))
+    if not files:
+        raise CaptureError(f"No TensorFlow profile under {folder}: a capture is a HOST{SUFFIX} file, in a logdir "
+                           f"as plugins/profile/RUN/HOST{SUFFIX}.")
+    return find(files[-1])  # the newest run's (its checks: a regular file, its size)
+
+
+def read(path: str | Path) -> CaptureReading:
+    """A capture's reading; a file xprof cannot read is a ``CaptureError``."""
+    from xprof.convert import raw_to_tool_data
+    from xprof.profile_data import ProfileData
+
+    path = Path(path)
+    try:
+        space = ProfileData.from_file(str(path))
+    except Exception as e:
+        raise CaptureError(f"{path} is not a TensorFlow profile xprof can read (a truncated file, or from a newer "
+                           f"xprof: {str(e)[:120]}).") from e
+    planes = list(space.planes)
+    devices = tuple(p.name for p in planes if p.name.startswith("/device:") and any(
+        len(list(line.events)) for line in p.lines))
+    if not planes or not any(p.name == "/host:CPU" for p in planes):
+        raise CaptureError(f"{path} holds no host timeline: the profiler recorded nothing (a capture stopped as it "
+                           "started, or a file that is not a profile).")
+    if _has_lab_markers(planes):
+        return _lab_made(path, devices)
+    overview = _tool(raw_to_tool_data, path, "overview_page")
+    pipeline = _tool(raw_to_tool_data, path, "input_pipeline_analyzer")
+    return _of_overview(path, overview, pipeline, devices)
+
+
+def _tool(module: Any, path: Path, tool: str) -> list[Any]:
+    data, _ = module.xspace_to_tool_data([str(path)], tool, {})
+    try:
+        return json.loads(data) if data else []
+    except ValueError:
+        return []
+
+
+def _has_lab_markers(planes: list[Any]) -> bool:
+    from rlcore.tracking.capture import STEP_MARKER
+
+    host = next(p for p in planes if p.name == "/host:CPU")
+    return any(e.name == STEP_MARKER for line in host.lines for e in line.events)
+
+
+def _lab_made(path: Path, devices: tuple[str, ...]) -> CaptureReading:
+    """A capture the lab made: its own engine reads it (the facts only a live run knows, such as the lines behind
+    each cause, are not in the file)."""
+    from rlcore.tracking import explain, xplane
+
+    numbers = xplane.read_capture(path)
+    found = explain.explain(numbers)
+    ms = numbers.step_seconds * 1e3
+    parts = [StepPart("the kernels' arithmetic", numbers.compute_seconds * 1e3, 0.0),
+             StepPart("TensorFlow's dispatch", numbers.dispatch_seconds * 1e3, 0.0),
+             StepPart("Python between TensorFlow's calls", numbers.python_seconds * 1e3, 0.0),
+             StepPart("waiting for input", numbers.input_seconds * 1e3, 0.0)]
+    parts = [dataclasses.replace(p, share=p.ms / ms if ms else 0.0) for p in parts if p.ms]
+    causes = tuple({"cause": str(f.cause), "title": f.title, "share": f.share, "seconds_per_step": f.seconds_per_step,
+                    "fix": f.fix} for f in found)
+    return CaptureReading(str(path), "GPU" if numbers.gpu else "CPU", numbers.steps, ms, tuple(parts), None, (),
+                          "", devices, lab_made=True, lab_causes=causes,
+                          notes=("A capture the lab made: read with its own engine (the lines behind each cause are "
+                                 "counted while a run is live, so they are not in the file).",))
+
+
+_PARTS = (("deviceComputeTimeMs", "the device's compute"), ("otherTimeMs", "the device idle, the host busy elsewhere "
+          "(xprof's 'All others': Python, I/O)"), ("infeedTimeMs", "waiting for input"),
+          ("kernelLaunchTimeMs", "launching kernels"), ("hostComputeTimeMs", "host compute"),
+          ("deviceToDeviceTimeMs", "device to device copies"), ("deviceCollectivesTimeMs", "collectives"),
+          ("compileTimeMs", "compiling"), ("outfeedTimeMs", "output"))
+
+
+def _of_overview(path: Path, overview: list[Any], pipeline: list[Any], devices: tuple[str, ...]) -> CaptureReading:
+    summary = overview[0].get("p", {}) if overview else {}
+    analysis = overview[1].get("p", {}) if len(overview) > 1 else {}
+    table = pipeline[1] if len(pipeline) > 1 else {}
+    ids = [c["id"] for c in table.get("cols", [])]
+    rows = [dict(zip(ids, (c.get("v") for c in row["c"]), strict=False)) for row in table.get("rows", [])]
+    steps = len(rows)
+    notes = []
+    if not steps:
+        notes.append("xprof found no steps in this capture (no step markers, no device Steps line): it is read as "
+                     "one span, without a per-step split.")
+    mean = {key: sum(float(r.get(key) or 0.0) for r in rows) / steps if steps else 0.0 for key, _ in _PARTS}
+    step_ms = sum(mean.values())
+    parts = tuple(StepPart(name, mean[key], mean[key] / step_ms if step_ms else 0.0)
+                  for key, name in _PARTS if mean[key] > 0)
+    stages_table = pipeline[2] if len(pipeline) > 2 else {}
+    stage_ids = [c["id"] for c in stages_table.get("cols", [])]
+    stages = []
+    for row in stages_table.get("rows", []):
+        values = dict(zip(stage_ids, (c.get("v") for c in row["c"]), strict=False))
+        stages.append(InputStage(str(values.get("opName", "")), int(values.get("count") or 0),
+                                 float(values.get("selfTimeInMs") or 0.0)))
+    half = _percent(summary.get("device_compute_16bit_percent")) if devices else None
+    return CaptureReading(str(path), str(analysis.get("hardware_type") or ("GPU" if devices else "CPU")), steps,
+                          step_ms, parts, half, tuple(stages), str(analysis.get("input_conclusion") or ""), devices,
+                          notes=tuple(notes))
+
+
+def _percent(text: Any) -> float | None:
+    try:
+        return float(str(text).rstrip("%")) / 100
+    except ValueError:
+        return None
+
+
+def sentences(reading: CaptureReading) -> list[str]:
+    """The reading in the lab's words: the step's parts as measured, then what they point at."""
+    if reading.lab_made:
+        lines = [f"A capture the lab made: {reading.steps:,} steps of {reading.step_ms:,.2f} ms on the "
+                 f"{reading.hardware}."]
+        lines += [f"{i}. {c['title']}: {c['share']:.1%} of the step; {c['fix']}"
+                  for i, c in enumerate(reading.lab_causes, start=1)]
+        return lines
+    where = f" ({', '.join(reading.devices)} hold events; they are read)" if reading.devices else ""
+    lines = [f"{reading.steps:,} step{'s' if reading.steps != 1 else ''} of {reading.step_ms:,.1f} ms on the "
+             f"{reading.hardware}{where}, measured:"]
+    lines += [f"  {p.name}: {p.ms:,.1f} ms ({p.share:.1%})" for p in reading.parts]
+    if reading.half_precision is not None:
+        lines.append(f"  the device's compute in 16-bit: {reading.half_precision:.1%}")
+    idle = next((p for p in reading.parts if p.name.startswith("the device idle")), None)
+    python_stage = next((s for s in reading.input_stages if s.name.endswith("::Generator")), None)
+    if idle is not None and idle.share >= 0.05:
+        said = (f"The device waits {idle.ms:,.1f} ms of each step ({idle.share:.0%}) while the host does something "
+                "the capture does not split (Python or I/O).")
+        if python_stage is not None:
+            said += (f" The input pipeline is a Python generator ({python_stage.name}: {python_stage.self_ms:,.1f} ms "
+                     f"in {python_stage.calls:,} calls): Dataset.from_generator runs Python one element at a time, "
+                     "the likely holder of that time; build the dataset from tensors (from_tensor_slices, its work in "
+                     "TensorFlow ops, prefetch) and profile again to see it gone. Not measured as the wait: this "
+                     "capture has no Python trace.")
+        lines.append(said)
+    if reading.xprof_says:
+        lines.append(f"xprof says: {reading.xprof_says}")
+    lines += list(reading.notes)
+    return lines

@@ -1,0 +1,105 @@
+"""``rlcore why PATH``: a capture made anywhere read as xprof reads it, in the lab's words, and a path that is no
+capture said in one sentence with nothing stored. On the real V100 capture (tests/fixtures/captures, with its
+provenance) and on one of the lab's own runs read back."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from scripts import HERE as SCRIPTS
+
+from rlcore.cli.main import main
+
+V100 = Path(__file__).resolve().parents[1] / "fixtures" / "captures" / "v100_multi_worker" / "gpu_mw.xplane.pb"
+
+
+def why(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(["why", *argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_the_v100_capture_reads_as_xprof_reads_it_in_the_lab_s_words(tmp_path, capsys):
+    code, out, _ = why(capsys, str(V100.parent), "--json", str(tmp_path / "v100.json"))
+    assert code == 0
+    reading = json.loads((tmp_path / "v100.json").read_text())
+    assert reading["hardware"] == "GPU" and reading["steps"] == 1 and reading["lab_made"] is False
+    parts = {p["name"]: p["ms"] for p in reading["parts"]}
+    assert round(reading["step_ms"], 1) == 21.3 and round(parts["the device's compute"], 1) == 14.9
+    idle = next(ms for name, ms in parts.items() if name.startswith("the device idle"))
+    assert round(idle, 1) == 6.4 and round(reading["half_precision"], 3) == 0.305
+    assert [s["name"] for s in reading["input_stages"]] == ["Iterator::Prefetch", "Iterator::Prefetch::Generator"]
+    assert "/device:GPU:4" in reading["devices"] and "/device:GPU:6" in reading["devices"]
+    assert "Dataset.from_generator" in out and "Not measured as the wait" in out  # named, never as measured
+    assert "POTENTIALLY input-bound" in out
+
+
+def test_a_logdir_s_newest_run_is_read_or_the_run_named(tmp_path, capsys):
+    for age, run in enumerate(("2026_01_01_00_00_00", "2026_02_01_00_00_00")):
+        folder = tmp_path / "logs" / "plugins" / "profile" / run
+        folder.mkdir(parents=True)
+        shutil.copy(V100, folder / "host.xplane.pb")
+        os.utime(folder / "host.xplane.pb", (1e9 + age, 1e9 + age))  # the second written last
+    code, out, _ = why(capsys, str(tmp_path / "logs"))
+    assert code == 0 and "2026_02_01_00_00_00" in out.splitlines()[0]
+    code, out, _ = why(capsys, str(tmp_path / "logs"), "--run", "2026_01_01_00_00_00")
+    assert code == 0 and "2026_01_01_00_00_00" in out.splitlines()[0]
+    code, _, err = why(capsys, str(tmp_path / "logs"), "--run", "nope")
+    assert code != 0 and "No run 'nope'" in err and "2026_01_01_00_00_00" in err
+
+
+def _bad_inputs(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    empty_logdir = tmp_path / "empty_logdir"
+    (empty_logdir / "plugins" / "profile").mkdir(parents=True)
+    truncated = tmp_path / "truncated.xplane.pb"
+    truncated.write_bytes(V100.read_bytes()[:100_000])
+    text = tmp_path / "notes.xplane.pb"
+    text.write_text("hello, not a profile")
+    nothing = tmp_path / "nothing.xplane.pb"
+    nothing.write_bytes(b"")
+    fifo = tmp_path / "pipe.xplane.pb"
+    os.mkfifo(fifo)
+    huge = tmp_path / "huge.xplane.pb"
+    with huge.open("wb") as f:  # sparse: 2 GB on the disk's books, nothing written
+        f.truncate(2 * 2**30)
+    return {"missing": (tmp_path / "no_such_folder", "No such file or folder"),
+            "empty logdir": (empty_logdir, "No TensorFlow profile under"),
+            "truncated": (truncated, "is not a TensorFlow profile xprof can read"),
+            "text": (text, "is not a TensorFlow profile xprof can read"),
+            "empty file": (nothing, "holds no host timeline"),
+            "fifo": (fifo, "is not a regular file"),
+            "/dev/zero": (Path("/dev/zero"), "is not a regular file"),
+            "2 GB": (huge, "more than the 1 GB this reader opens"),
+            "not a capture": (SCRIPTS / "retrace.py", "is not a TensorFlow profile")}
+
+
+def test_a_path_that_is_no_capture_is_one_sentence_and_nothing_is_stored(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("RLCORE_HOME", str(tmp_path / "home"))
+    for case, (path, sentence) in _bad_inputs(tmp_path).items():
+        code, _, err = why(capsys, str(path))
+        assert code != 0, case
+        assert sentence in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, (case, err)
+    assert not (tmp_path / "home").exists()  # nothing stored, no store made
+
+
+@pytest.mark.timeout(300)
+def test_one_of_the_lab_s_own_runs_read_back_gives_the_causes_of_its_stored_profile(tmp_path):
+    env = os.environ | {"RLCORE_HOME": str(tmp_path / "home"), "TF_CPP_MIN_LOG_LEVEL": "2"}
+    out = tmp_path / "run.json"
+    done = subprocess.run([sys.executable, "-m", "rlcore", "profile", "--steps", "10", "--warmup", "5", "--json",
+                           str(out), str(SCRIPTS / "retrace.py"), "40"], capture_output=True, text=True, env=env,
+                          timeout=300, cwd=SCRIPTS)
+    assert done.returncode == 0, done.stderr[-2000:]
+    stored = json.loads(out.read_text())["profile"]
+    back = subprocess.run([sys.executable, "-m", "rlcore", "why", stored["logdir"], "--json",
+                           str(tmp_path / "back.json")], capture_output=True, text=True, env=env, timeout=300)
+    assert back.returncode == 0, back.stderr[-2000:]
+    reading = json.loads((tmp_path / "back.json").read_text())
+    assert reading["lab_made"] and reading["steps"] == stored["steps"]
+    assert [c["cause"] for c in reading["lab_causes"]] == [f["cause"] for f in stored["findings"]]
