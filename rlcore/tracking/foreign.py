@@ -123,8 +123,8 @@ def read(path: str | Path) -> CaptureReading:
     if not planes or not any(p.name == "/host:CPU" for p in planes):
         raise CaptureError(f"{path} holds no host timeline: the profiler recorded nothing (a capture stopped as it "
                            "started, or a file that is not a profile).")
-    if _has_lab_markers(planes):
-        return _lab_made(path, devices)
+    if _has_lab_markers(planes) or not devices:  # a CPU capture: the lab's engine reads it, whoever made it
+        return _with_the_lab_s_engine(path, devices)
     overview = _tool(raw_to_tool_data, path, "overview_page")
     pipeline = _tool(raw_to_tool_data, path, "input_pipeline_analyzer")
     return _of_overview(path, overview, pipeline, devices)
@@ -145,12 +145,16 @@ def _has_lab_markers(planes: list[Any]) -> bool:
     return any(e.name == STEP_MARKER for line in host.lines for e in line.events)
 
 
-def _lab_made(path: Path, devices: tuple[str, ...]) -> CaptureReading:
-    """A capture the lab made: its own engine reads it (the facts only a live run knows, such as the lines behind
-    each cause, are not in the file)."""
+def _with_the_lab_s_engine(path: Path, devices: tuple[str, ...]) -> CaptureReading:
+    """A capture the lab made, or any capture of a CPU: the lab's own engine reads it, its steps found however the
+    capture holds them (the facts only a live run knows, such as the lines behind each cause, are not in the
+    file)."""
     from rlcore.tracking import explain, xplane
 
-    numbers = xplane.read_capture(path)
+    try:
+        numbers = xplane.read_capture(path, any_capture=True)
+    except ValueError as e:
+        raise CaptureError(f"{path}: {e}") from e
     found = explain.explain(numbers)
     ms = numbers.step_seconds * 1e3
     parts = [StepPart("the kernels' arithmetic", numbers.compute_seconds * 1e3, 0.0),
@@ -160,10 +164,11 @@ def _lab_made(path: Path, devices: tuple[str, ...]) -> CaptureReading:
     parts = [dataclasses.replace(p, share=p.ms / ms if ms else 0.0) for p in parts if p.ms]
     causes = tuple({"cause": str(f.cause), "title": f.title, "share": f.share, "seconds_per_step": f.seconds_per_step,
                     "fix": f.fix} for f in found)
+    lab_made = numbers.steps_from == xplane.LAB_MARKERS
     return CaptureReading(str(path), "GPU" if numbers.gpu else "CPU", numbers.steps, ms, tuple(parts), None, (),
-                          "", devices, lab_made=True, lab_causes=causes,
-                          notes=("A capture the lab made: read with its own engine (the lines behind each cause are "
-                                 "counted while a run is live, so they are not in the file).",))
+                          "", devices, lab_made=lab_made, lab_causes=causes,
+                          notes=(f"Read with the lab's own engine, its steps from {numbers.steps_from}; the lines "
+                                 "behind each cause are counted while a run is live, so they are not in the file.",))
 
 
 _PARTS = (("deviceComputeTimeMs", "the device's compute"), ("otherTimeMs", "the device idle, the host busy elsewhere "
@@ -210,12 +215,12 @@ def _percent(text: Any) -> float | None:
 
 def sentences(reading: CaptureReading) -> list[str]:
     """The reading in the lab's words: the step's parts as measured, then what they point at."""
-    if reading.lab_made:
-        lines = [f"A capture the lab made: {reading.steps:,} steps of {reading.step_ms:,.2f} ms on the "
-                 f"{reading.hardware}."]
+    if reading.lab_causes or reading.lab_made:
+        lines = [f"{'A capture the lab made' if reading.lab_made else 'A capture'}: {reading.steps:,} "
+                 f"step{'s' if reading.steps != 1 else ''} of {reading.step_ms:,.2f} ms on the {reading.hardware}."]
         lines += [f"{i}. {c['title']}: {c['share']:.1%} of the step; {c['fix']}"
                   for i, c in enumerate(reading.lab_causes, start=1)]
-        return lines
+        return lines + list(reading.notes)
     where = f" ({', '.join(reading.devices)} hold events; they are read)" if reading.devices else ""
     lines = [f"{reading.steps:,} step{'s' if reading.steps != 1 else ''} of {reading.step_ms:,.1f} ms on the "
              f"{reading.hardware}{where}, measured:"]

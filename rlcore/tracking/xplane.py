@@ -29,6 +29,9 @@ from rlcore.tracking.hooks import SPAN
 _GRAPH_OP = re.compile(r"^[^\s:]+:[A-Za-z_]\w*$")  # a graph op kernel's event: "scope/name:OpType"
 _NOT_OPS = ("ThreadpoolListener", "ExecutorState", "ThunkExecutor", "end: ")
 _HLO_CONTAINERS = ("while", "call", "conditional", "async-start", "async-done")
+LAB_MARKERS = "the lab's step markers"
+KERAS_MARKER = "Profiled batch"  # Keras 3's TensorBoard(profile_batch=...) wraps each batch in it (no _r=1)
+WHOLE = "the whole capture as one span (it has no step markers)"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,19 +74,16 @@ class StepNumbers:
     pipeline_python_seconds: float = 0.0
     pipeline_seconds: float = 0.0
     python_ops_seconds: float = 0.0  # Python run as an op inside the step's own graph (tf.py_function, ...)
+    steps_from: str = LAB_MARKERS  # how the steps were found
 
 
-def read_capture(path: str | Path) -> StepNumbers:
-    """Per-step numbers from one ``.xplane.pb`` capture with step markers (xprof reads the file)."""
+def read_capture(path: str | Path, *, any_capture: bool = False) -> StepNumbers:
+    """Per-step numbers from one ``.xplane.pb`` capture with step markers (xprof reads the file); ``any_capture``: a
+    capture made elsewhere, whose steps are Keras's "Profiled batch" markers, or with none the whole capture as one
+    span (``steps_from`` says which)."""
     host, devices = _lines(path)
-    # The training thread's line: the one with the step markers (a line is named by its thread, which is the
-    # process's name on the main thread: "python", or "rlcore" under the console command).
-    python = max((events for _, events in host), key=lambda es: sum(e.name == STEP_MARKER for e in es), default=[])
-    markers = [e for e in python if e.name == STEP_MARKER]
-    if not markers:
-        raise ValueError("the capture has no step markers: no training step ran while the profiler recorded.")
-    steps = len(markers)
-    windows = sorted((m.start, m.end) for m in markers)
+    python, windows, steps_from = _steps(host, any_capture)
+    steps = len(windows)
     inside = _within(windows)
     ops = _ops(python, host, inside)
     tf_time = sum(e.duration for e in _top_level(python, inside))
@@ -111,8 +111,40 @@ def read_capture(path: str | Path) -> StepNumbers:
         python_ops_seconds=ops.python_ops / steps,
         python_seconds=max(0.0, step_total - tf_time) / steps, conversion_seconds=conversion,
         top_ops=tuple(top), device_kernels=device_kernels / steps, device_busy_seconds=device_busy / steps,
-        copy_seconds=copies / steps, gpu=bool(devices), pipeline_python_seconds=ops.pipeline_python / steps,
+        copy_seconds=copies / steps, gpu=bool(devices), steps_from=steps_from,
+        pipeline_python_seconds=ops.pipeline_python / steps,
         pipeline_seconds=ops.pipeline / steps)
+
+
+def _steps(host: list[tuple[str, list[_Event]]], any_capture: bool) -> tuple[list[_Event], list[tuple[float, float]],
+                                                                             str]:
+    """The training thread's events, its steps' windows and how they were found. The training thread's line is the
+    one with the step markers (a line is named by its thread: "python", or "rlcore" under the console command)."""
+    for name, found in ((STEP_MARKER, LAB_MARKERS), (KERAS_MARKER, "Keras's \"Profiled batch\" markers")):
+        if name != STEP_MARKER and not any_capture:
+            break
+        python = max((events for _, events in host), key=lambda es: sum(e.name == name for e in es), default=[])
+        markers = [e for e in python if e.name == name]
+        if markers:
+            return python, _disjoint(sorted((m.start, m.end) for m in markers)), found
+    if not any_capture:
+        raise ValueError("the capture has no step markers: no training step ran while the profiler recorded.")
+    # No markers: the thread that launched the most TensorFlow work, its whole recorded span one step.
+    python = max((events for _, events in host), key=lambda es: sum(e.name == "EagerExecute" for e in es),
+                 default=[])
+    if not python:
+        raise ValueError("the capture holds no TensorFlow work on the host.")
+    return python, [(min(e.start for e in python), max(e.end for e in python) + 1e-9)], WHOLE
+
+
+def _disjoint(windows: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Step windows that do not overlap (a marker nested in another is its step's own)."""
+    out: list[tuple[float, float]] = []
+    for start, end in windows:
+        if out and start < out[-1][1]:
+            continue
+        out.append((start, end))
+    return out
 
 
 def _lines(path: str | Path) -> tuple[list[tuple[str, list[_Event]]], list[tuple[str, list[_Event]]]]:

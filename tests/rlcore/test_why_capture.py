@@ -103,3 +103,22 @@ def test_one_of_the_lab_s_own_runs_read_back_gives_the_causes_of_its_stored_prof
     reading = json.loads((tmp_path / "back.json").read_text())
     assert reading["lab_made"] and reading["steps"] == stored["steps"]
     assert [c["cause"] for c in reading["lab_causes"]] == [f["cause"] for f in stored["findings"]]
+
+
+@pytest.mark.parametrize(("script", "steps", "found"), [
+    ("keras_tensorboard_profile.py", 11, "Keras's \"Profiled batch\" markers"),
+    ("profiler_no_markers.py", 1, "the whole capture as one span (it has no step markers)")])
+def test_a_capture_made_without_the_lab_has_its_steps_found_however_it_holds_them(script, steps, found, tmp_path):
+    """Keras's TensorBoard(profile_batch=...) marks batches without the root stat xprof groups steps by (xprof says
+    "No step time measured" on it); a tf.profiler capture has no markers at all: read as one span, and said so."""
+    env = os.environ | {"TF_CPP_MIN_LOG_LEVEL": "2", "RLCORE_HOME": str(tmp_path / "home")}
+    made = subprocess.run([sys.executable, str(SCRIPTS / script), str(tmp_path / "logs")], capture_output=True,
+                          text=True, env=env, timeout=300)
+    assert made.returncode == 0, made.stderr[-2000:]
+    back = subprocess.run([sys.executable, "-m", "rlcore", "why", str(tmp_path / "logs"), "--json",
+                           str(tmp_path / "why.json")], capture_output=True, text=True, env=env, timeout=300)
+    assert back.returncode == 0, back.stderr[-2000:]
+    reading = json.loads((tmp_path / "why.json").read_text())
+    assert reading["steps"] == steps and not reading["lab_made"] and reading["lab_causes"]
+    assert any(found in note for note in reading["notes"]) and found in back.stdout
+    assert not (tmp_path / "home").exists()  # read, not stored

@@ -12,6 +12,8 @@ from rlcore.contract.text import seconds_text
 from rlcore.tracking.causes import GUIDES, Fix, Part, Rule, Step, line_at, register
 from rlcore.tracking.hooks import LOGS
 
+KERAS_MARKERS = "Keras's"  # how xplane says a capture's steps are Keras's own "Profiled batch" markers
+
 SUGGESTED = 32  # batches per call the fix names (Keras's docstring: "small models with a large Python overhead")
 
 
@@ -19,7 +21,7 @@ def decide(step: Step) -> Part | None:
     if step.overhead_taken:
         return None
     calls, logs = step.span(LOGS)
-    if not calls:
+    if not calls and not step.numbers.steps_from.startswith(KERAS_MARKERS):  # a Keras capture made elsewhere too
         return None
     dispatch = step.per(step.numbers.dispatch_seconds)
     spe = step.facts.steps_per_execution
