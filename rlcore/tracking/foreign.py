@@ -50,6 +50,28 @@ class InputStage:
 
 
 @dataclasses.dataclass(frozen=True)
+class DeviceSteps:
+    """One GPU's timeline per step, as measured (its Steps line, or the capture's span): kernels and their time, the
+    kernels shorter than a launch (5 µs: the least a launch costs the host, Meta's Holistic Trace Analysis), copies
+    (synchronous ones: ``async:0`` in the capture, a pageable buffer), and the launching thread's host time per
+    kernel (TensorFlow's ``tf_gpu_private`` thread for this device, where the capture has it)."""
+
+    device: str
+    step_ms: float
+    kernels: float
+    kernel_ms: float
+    kernel_median_us: float
+    shorter_than_a_launch: float
+    copies: float
+    copy_ms: float
+    synchronous_copies: float
+    host_us_per_kernel: float | None
+
+
+SHORTEST_LAUNCH_US = 5.0  # the least a kernel launch costs the CPU (Meta's Holistic Trace Analysis: 5-20 µs)
+
+
+@dataclasses.dataclass(frozen=True)
 class CaptureReading:
     """What a capture made anywhere says, read with xprof; ``lab_causes``: the lab's own findings when it made it."""
 
@@ -65,6 +87,7 @@ class CaptureReading:
     lab_made: bool = False
     lab_causes: tuple[dict[str, Any], ...] = ()
     notes: tuple[str, ...] = ()
+    device_steps: tuple[DeviceSteps, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -127,7 +150,44 @@ def read(path: str | Path) -> CaptureReading:
         return _with_the_lab_s_engine(path, devices)
     overview = _tool(raw_to_tool_data, path, "overview_page")
     pipeline = _tool(raw_to_tool_data, path, "input_pipeline_analyzer")
-    return _of_overview(path, overview, pipeline, devices)
+    reading = _of_overview(path, overview, pipeline, devices)
+    return dataclasses.replace(reading, device_steps=tuple(_device_steps(planes)))
+
+
+def _device_steps(planes: list[Any]) -> list[DeviceSteps]:
+    """Each GPU's kernels and copies per step (its Steps line's steps; else the whole capture as one)."""
+    import re
+    import statistics
+
+    graph_op = re.compile(r"^[^\s:]+:[A-Za-z_]\w*$")
+    host = next(p for p in planes if p.name == "/host:CPU")
+    launching: dict[str, list[Any]] = {}  # a GPU's number -> the ops its private host threads ran (they launch)
+    for line in host.lines:
+        if line.name.startswith("tf_gpu_private_"):
+            number = line.name.split("/")[0].removeprefix("tf_gpu_private_")
+            launching.setdefault(number, []).extend(e for e in line.events if graph_op.match(e.name))
+    out = []
+    for plane in planes:
+        if not plane.name.startswith("/device:GPU"):
+            continue
+        lines = {line.name: list(line.events) for line in plane.lines}
+        kernels = [e for name, events in lines.items() if name.endswith("(Compute)") for e in events]
+        copies = [e for name, events in lines.items() if "Memcpy" in name for e in events]
+        if not kernels:
+            continue
+        marked = lines.get("Steps", [])
+        steps = max(1, len(marked))
+        step_ms = (sum(e.duration_ns for e in marked) / steps if marked else
+                   (max(e.start_ns + e.duration_ns for e in kernels) - min(e.start_ns for e in kernels))) / 1e6
+        durations = [e.duration_ns / 1e3 for e in kernels]
+        synchronous = sum("async:0" in str(dict(e.stats or {}).get("memcpy_details", "")) for e in copies)
+        ops = launching.get(plane.name.rsplit(":", 1)[-1], [])
+        host_us = sum(e.duration_ns for e in ops) / 1e3 / len(kernels) if len(ops) >= len(kernels) // 2 else None
+        out.append(DeviceSteps(plane.name, step_ms, len(kernels) / steps, sum(durations) / 1e3 / steps,
+                               statistics.median(durations),
+                               sum(d < SHORTEST_LAUNCH_US for d in durations) / steps, len(copies) / steps,
+                               sum(e.duration_ns for e in copies) / 1e6 / steps, synchronous / steps, host_us))
+    return out
 
 
 def _tool(module: Any, path: Path, tool: str) -> list[Any]:
@@ -239,6 +299,14 @@ def sentences(reading: CaptureReading) -> list[str]:
                      "TensorFlow ops, prefetch) and profile again to see it gone. Not measured as the wait: this "
                      "capture has no Python trace.")
         lines.append(said)
+    for d in reading.device_steps:
+        lines.append(
+            f"  {d.device}: {d.kernels:,.0f} kernels a step of {d.kernel_median_us:,.1f} µs (median), "
+            f"{d.kernel_ms:,.1f} ms of its {d.step_ms:,.1f} ms step; {d.shorter_than_a_launch:,.0f} of them shorter "
+            f"than the {SHORTEST_LAUNCH_US:.0f} µs a launch costs at least; {d.copies:,.0f} copies "
+            f"({d.copy_ms:,.2f} ms, {d.synchronous_copies:,.0f} synchronous)"
+            + (f"; its launching thread spent {d.host_us_per_kernel:,.1f} µs of host time per kernel"
+               if d.host_us_per_kernel is not None else ""))
     if reading.xprof_says:
         lines.append(f"xprof says: {reading.xprof_says}")
     lines += list(reading.notes)

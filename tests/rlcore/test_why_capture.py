@@ -37,6 +37,9 @@ def test_the_v100_capture_reads_as_xprof_reads_it_in_the_lab_s_words(tmp_path, c
     assert [s["name"] for s in reading["input_stages"]] == ["Iterator::Prefetch", "Iterator::Prefetch::Generator"]
     assert "/device:GPU:4" in reading["devices"] and "/device:GPU:6" in reading["devices"]
     assert "Dataset.from_generator" in out and "Not measured as the wait" in out  # named, never as measured
+    gpu6 = next(d for d in reading["device_steps"] if d["device"] == "/device:GPU:6")
+    assert gpu6["kernels"] == 665 and round(gpu6["kernel_median_us"], 1) == 12.3 and round(gpu6["step_ms"], 1) == 21.3
+    assert gpu6["synchronous_copies"] == 2 and 20 < gpu6["host_us_per_kernel"] < 40
     assert "POTENTIALLY input-bound" in out
 
 
