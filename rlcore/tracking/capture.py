@@ -288,6 +288,9 @@ class NoWindow:
     def finish(self) -> None:
         pass
 
+    def fit_to(self, total_steps: int) -> None:
+        pass
+
     def result(self) -> None:
         return None
 
