@@ -7,7 +7,7 @@ import numpy as np
 from tensorflow import keras
 
 rng = np.random.default_rng(0)
-x = rng.random((2048, 16)).astype("float32")
+x = rng.random((1024, 16)).astype("float32")
 y = x.sum(axis=1, keepdims=True)
 model = keras.Sequential([keras.Input((16,)), keras.layers.Dense(32, activation="relu"), keras.layers.Dense(1)])
 model.compile(optimizer="adam", loss="mse")

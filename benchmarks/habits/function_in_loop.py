@@ -16,6 +16,6 @@ def train_step(x, y):
     return loss
 
 
-for step in range(60):
+for step in range(30):
     step_fn = tf.function(train_step)
     loss = step_fn(x, y)

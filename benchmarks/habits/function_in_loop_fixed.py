@@ -14,5 +14,5 @@ def train_step(x, y):
 
 
 step_fn = tf.function(train_step)
-for step in range(60):
+for step in range(30):
     loss = step_fn(x, y)

@@ -82,9 +82,11 @@ class ProfileWindow:
         past them is sized to the steps there are, before it begins, and the reading says so."""
         if self.seen or self.capturing or not self.wanted or not 2 <= total_steps < self.start + self.wanted:
             return
-        start = max(1, min(self.start, total_steps // 3))
-        left = total_steps - start
-        wanted = max(1, min(self.wanted, left - self.where_steps if left > self.where_steps else left))
+        # A quarter to warm up, then half of what is left profiled: the lines are counted after it and the rest
+        # stays timed (the run's own speed needs steps outside the window too).
+        start = max(1, min(self.start, total_steps // 4))
+        left = total_steps - start - self.where_steps
+        wanted = max(1, min(self.wanted, left // 2))
         self.resized = (f"The window was sized to the {total_steps:,} steps the run has: {wanted:,} profiled after "
                         f"{start:,} warm-up (asked: {self.wanted:,} after {self.start:,}).")
         self.start, self.wanted = start, wanted

@@ -293,13 +293,18 @@ def test_ctrl_c_while_a_fix_runs_is_one_sentence_and_the_fix_run_is_cancelled(tm
 
     from runwait import wait_final, wait_for
 
-    path = script(tmp_path, "small_batch.py", KERAS_SMALL_BATCH.replace("epochs=1", "epochs=40"))
+    path = script(tmp_path, "small_batch.py", KERAS_SMALL_BATCH.replace("epochs=1", "epochs=20"))
     process, out = started(tmp_path, "profile", "--steps", "5", "--try-fixes", str(path))
     try:
         store = Store(tmp_path / "home")
-        wait_for(lambda: len(store.list_runs()) == 2 or process.poll() is not None, 300, "the fix run to start")
+        def fix_run_training() -> bool:  # its run stored and training: a Ctrl-C now lands while the fix runs
+            runs = store.list_runs()
+            return len(runs) >= 2 and max(runs, key=lambda r: r.id).status == "running"
+
+        wait_for(lambda: fix_run_training() or process.poll() is not None, 300, "the fix run to train")
+        assert process.poll() is None, out.read_text()[-3000:]  # (what ended it first, if anything did)
         process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=120) == 130
+        assert process.wait(timeout=120) == 130, out.read_text()[-3000:]
     finally:
         if process.poll() is None:
             process.kill()
