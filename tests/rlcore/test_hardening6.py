@@ -229,11 +229,16 @@ KERAS_SMALL_BATCH = """
 
 
 def started(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen, Path]:
-    """The lab's CLI started with its output in a file (never a pipe a grandchild could hold open)."""
+    """The lab's CLI started with its output in a file (never a pipe a grandchild could hold open), with Ctrl-C
+    heard as at a terminal: a suite started in the background (`make test &`) inherits SIGINT ignored, and Python
+    keeps an ignored SIGINT ignored."""
+    import signal
+
     out = tmp_path / "out.txt"
     handle = out.open("w")
     process = subprocess.Popen([sys.executable, "-m", "rlcore", *args], stdout=handle, stderr=subprocess.STDOUT,
-                               env=env or env_for(tmp_path), cwd=tmp_path, text=True)
+                               env=env or env_for(tmp_path), cwd=tmp_path, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     handle.close()
     return process, out
 
