@@ -184,9 +184,9 @@ class Profile:
     @property
     def leading(self) -> Finding | None:
         """The change to make first: the costliest finding a change removes, worth a change (not the arithmetic,
-        which is what remains after the others)."""
+        which is what remains after the others); else the first finding, but never a part no rule explains."""
         return next((f for f in self.findings if f.cause not in NOT_A_CHANGE and f.share >= MIN_SHARE),
-                    self.findings[0] if self.findings else None)
+                    next((f for f in self.findings if f.cause != Cause.UNEXPLAINED), None))
 
     # ------------------------------------------------------------ JSON, as a run's summary stores it
 

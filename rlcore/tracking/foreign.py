@@ -147,7 +147,7 @@ def read(path: str | Path) -> CaptureReading:
         raise CaptureError(f"{path} holds no host timeline: the profiler recorded nothing (a capture stopped as it "
                            "started, or a file that is not a profile).")
     if _has_lab_markers(planes) or not devices:  # a CPU capture: the lab's engine reads it, whoever made it
-        return _with_the_lab_s_engine(path, devices)
+        return _with_the_lab_s_engine(path, devices, space)
     overview = _tool(raw_to_tool_data, path, "overview_page")
     pipeline = _tool(raw_to_tool_data, path, "input_pipeline_analyzer")
     reading = _of_overview(path, overview, pipeline, devices)
@@ -156,16 +156,16 @@ def read(path: str | Path) -> CaptureReading:
 
 def _device_steps(planes: list[Any]) -> list[DeviceSteps]:
     """Each GPU's kernels and copies per step (its Steps line's steps; else the whole capture as one)."""
-    import re
     import statistics
 
-    graph_op = re.compile(r"^[^\s:]+:[A-Za-z_]\w*$")
+    from rlcore.tracking.xplane import GRAPH_OP
+
     host = next(p for p in planes if p.name == "/host:CPU")
     launching: dict[str, list[Any]] = {}  # a GPU's number -> the ops its private host threads ran (they launch)
     for line in host.lines:
         if line.name.startswith("tf_gpu_private_"):
             number = line.name.split("/")[0].removeprefix("tf_gpu_private_")
-            launching.setdefault(number, []).extend(e for e in line.events if graph_op.match(e.name))
+            launching.setdefault(number, []).extend(e for e in line.events if GRAPH_OP.match(e.name))
     out = []
     for plane in planes:
         if not plane.name.startswith("/device:GPU"):
@@ -205,14 +205,14 @@ def _has_lab_markers(planes: list[Any]) -> bool:
     return any(e.name == STEP_MARKER for line in host.lines for e in line.events)
 
 
-def _with_the_lab_s_engine(path: Path, devices: tuple[str, ...]) -> CaptureReading:
+def _with_the_lab_s_engine(path: Path, devices: tuple[str, ...], space: Any) -> CaptureReading:
     """A capture the lab made, or any capture of a CPU: the lab's own engine reads it, its steps found however the
     capture holds them (the facts only a live run knows, such as the lines behind each cause, are not in the
     file)."""
     from rlcore.tracking import explain, xplane
 
     try:
-        numbers = xplane.read_capture(path, any_capture=True)
+        numbers = xplane.read_capture(path, any_capture=True, data=space)  # the file read once
     except ValueError as e:
         raise CaptureError(f"{path}: {e}") from e
     found = explain.explain(numbers)

@@ -26,11 +26,12 @@ from typing import Any
 from rlcore.tracking.capture import STEP_MARKER
 from rlcore.tracking.hooks import SPAN
 
-_GRAPH_OP = re.compile(r"^[^\s:]+:[A-Za-z_]\w*$")  # a graph op kernel's event: "scope/name:OpType"
+GRAPH_OP = re.compile(r"^[^\s:]+:[A-Za-z_]\w*$")  # a graph op kernel's event: "scope/name:OpType"
 _NOT_OPS = ("ThreadpoolListener", "ExecutorState", "ThunkExecutor", "end: ")
 _HLO_CONTAINERS = ("while", "call", "conditional", "async-start", "async-done")
 LAB_MARKERS = "the lab's step markers"
 KERAS_MARKER = "Profiled batch"  # Keras 3's TensorBoard(profile_batch=...) wraps each batch in it (no _r=1)
+KERAS_STEPS = "Keras's \"Profiled batch\" markers"
 WHOLE = "the whole capture as one span (it has no step markers)"
 
 
@@ -68,20 +69,17 @@ class StepNumbers:
     # The lower quartile of the steps' own times: the step as the machine runs it with the least interference
     # (another process sharing the cores lengthens some steps, rarely all), which a GPU estimate is held against.
     quiet_step_seconds: float = 0.0
-    # The input pipeline's own threads (tf.data's), per step: the Python they ran (a generator, a py_function or
-    # numpy_function map: PyFunc ops) and all their work. It overlaps the step; only the wait (``input_seconds``) is
-    # the step's time.
+    # The Python tf.data's own threads ran per step (a generator, a py_function or numpy_function map: PyFunc ops).
+    # It overlaps the step; only the wait (``input_seconds``) is the step's own time.
     pipeline_python_seconds: float = 0.0
-    pipeline_seconds: float = 0.0
-    python_ops_seconds: float = 0.0  # Python run as an op inside the step's own graph (tf.py_function, ...)
     steps_from: str = LAB_MARKERS  # how the steps were found
 
 
-def read_capture(path: str | Path, *, any_capture: bool = False) -> StepNumbers:
+def read_capture(path: str | Path, *, any_capture: bool = False, data: Any = None) -> StepNumbers:
     """Per-step numbers from one ``.xplane.pb`` capture with step markers (xprof reads the file); ``any_capture``: a
     capture made elsewhere, whose steps are Keras's "Profiled batch" markers, or with none the whole capture as one
-    span (``steps_from`` says which)."""
-    host, devices = _lines(path)
+    span (``steps_from`` says which). ``data``: the file as xprof's ``ProfileData`` already read it."""
+    host, devices = _lines(path, data)
     python, windows, steps_from = _steps(host, any_capture)
     steps = len(windows)
     inside = _within(windows)
@@ -108,19 +106,17 @@ def read_capture(path: str | Path, *, any_capture: bool = False) -> StepNumbers:
         xla_ops=ops.xla / steps, retraces=sum(retraced.values()), retraced=tuple(retraced),
         compute_seconds=compute / steps,
         dispatch_seconds=max(0.0, tf_time - compute - waited - ops.python_ops) / steps,
-        python_ops_seconds=ops.python_ops / steps,
         python_seconds=max(0.0, step_total - tf_time) / steps, conversion_seconds=conversion,
         top_ops=tuple(top), device_kernels=device_kernels / steps, device_busy_seconds=device_busy / steps,
         copy_seconds=copies / steps, gpu=bool(devices), steps_from=steps_from,
-        pipeline_python_seconds=ops.pipeline_python / steps,
-        pipeline_seconds=ops.pipeline / steps)
+        pipeline_python_seconds=ops.pipeline_python / steps)
 
 
 def _steps(host: list[tuple[str, list[_Event]]], any_capture: bool) -> tuple[list[_Event], list[tuple[float, float]],
                                                                              str]:
     """The training thread's events, its steps' windows and how they were found. The training thread's line is the
     one with the step markers (a line is named by its thread: "python", or "rlcore" under the console command)."""
-    for name, found in ((STEP_MARKER, LAB_MARKERS), (KERAS_MARKER, "Keras's \"Profiled batch\" markers")):
+    for name, found in ((STEP_MARKER, LAB_MARKERS), (KERAS_MARKER, KERAS_STEPS)):
         if name != STEP_MARKER and not any_capture:
             break
         python = max((events for _, events in host), key=lambda es: sum(e.name == name for e in es), default=[])
@@ -147,11 +143,13 @@ def _disjoint(windows: list[tuple[float, float]]) -> list[tuple[float, float]]:
     return out
 
 
-def _lines(path: str | Path) -> tuple[list[tuple[str, list[_Event]]], list[tuple[str, list[_Event]]]]:
+def _lines(path: str | Path, data: Any = None) -> tuple[list[tuple[str, list[_Event]]],
+                                                         list[tuple[str, list[_Event]]]]:
     """The host's lines (one per thread) and every GPU's, each as (name, events)."""
-    from xprof.profile_data import ProfileData
+    if data is None:
+        from xprof.profile_data import ProfileData
 
-    data = ProfileData.from_file(str(path))
+        data = ProfileData.from_file(str(path))
     host, devices = [], []
     for plane in data.planes:
         lines = [(line.name, [_Event(e) for e in line.events]) for line in plane.lines]
@@ -171,8 +169,7 @@ class _Ops:
     compute: float = 0.0
     eager_compute: dict[str, float] = dataclasses.field(default_factory=dict)
     xla_compute: dict[str, float] = dataclasses.field(default_factory=dict)
-    pipeline: float = 0.0  # ops run on tf.data's threads (they overlap the step: not its arithmetic)
-    pipeline_python: float = 0.0  # of them, Python run as an op (a generator, a py_function map)
+    pipeline_python: float = 0.0  # Python run as an op on tf.data's threads (a generator, a py_function map)
     python_ops: float = 0.0  # Python run as an op inside the step (a tf.py_function in the training function)
 
 
@@ -203,15 +200,14 @@ def _ops(python: list[_Event], host: list[tuple[str, list[_Event]]], inside) -> 
         for e in events:
             if not inside(e) or e.name.startswith(_NOT_OPS):
                 continue
-            if pipeline:
-                if _GRAPH_OP.match(e.name):
-                    ops.pipeline += e.duration
-                    if e.name.rsplit(":", 1)[1] in PYTHON_OPS:
-                        ops.pipeline_python += e.duration
+            op_type = e.name.rsplit(":", 1)[1] if GRAPH_OP.match(e.name) else ""
+            if pipeline:  # tf.data's threads overlap the step: none of it is the step's arithmetic
+                if op_type in PYTHON_OPS:
+                    ops.pipeline_python += e.duration
                 continue
-            if _GRAPH_OP.match(e.name) and e.name.rsplit(":", 1)[1] in WAIT_OPS:
+            if op_type in WAIT_OPS:
                 continue  # the step waiting for its input inside a compiled call: input, not arithmetic
-            if _GRAPH_OP.match(e.name) and e.name.rsplit(":", 1)[1] in PYTHON_OPS:
+            if op_type in PYTHON_OPS:
                 ops.python_ops += e.duration  # Python run as an op: not the kernels' arithmetic
                 continue
             if "hlo_op" in e.stats:
@@ -221,7 +217,7 @@ def _ops(python: list[_Event], host: list[tuple[str, list[_Event]]], inside) -> 
                 ops.xla += 1
                 ops.compute += e.duration
                 ops.xla_compute[base] = ops.xla_compute.get(base, 0.0) + e.duration
-            elif _GRAPH_OP.match(e.name):
+            elif op_type:
                 ops.graph += 1
                 ops.compute += e.duration
     return ops

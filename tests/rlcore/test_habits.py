@@ -125,3 +125,17 @@ def test_a_fit_shorter_than_the_window_is_profiled_over_the_steps_it_has_and_say
     assert not p.get("error") and document["steps"] == 12 and 1 <= p["steps"] <= 12 - 1
     assert any(note.startswith("The window was sized to the 12 steps the run has") for note in p["notes"])
     assert all(f["seconds_per_step"] >= 0 for f in p["findings"]) and document["train_seconds"] > 0
+
+
+def test_a_part_no_rule_explains_is_never_the_change_to_make_first():
+    """Whatever else the step holds (on a busy machine the other causes may fall under their thresholds)."""
+    from rlcore.contract.profile import Cause, Finding, Profile
+
+    def finding(cause: Cause, share: float) -> Finding:
+        return Finding(cause=cause, title=str(cause), seconds_per_step=share, share=share, fix=f"fix {cause}",
+                       guide="")
+
+    alone = Profile(findings=(finding(Cause.UNEXPLAINED, 0.9),), step_seconds=1.0)
+    assert alone.leading is None
+    small = Profile(findings=(finding(Cause.UNEXPLAINED, 0.9), finding(Cause.DISPATCH, 0.05)), step_seconds=1.0)
+    assert small.leading.cause == Cause.DISPATCH

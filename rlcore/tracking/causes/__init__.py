@@ -145,15 +145,20 @@ def function_option(patches: Any, option: str) -> None:
     patches.wrap(tf, "function", make)
     if option == "jit_compile":
         with contextlib.suppress(ImportError):
-            import keras
+            compile_option(patches, "jit_compile", lambda _: True)
 
-            def compiled(original: Callable) -> Callable:
-                def compile(model: Any, *args: Any, **kwargs: Any) -> Any:
-                    kwargs["jit_compile"] = True
-                    return original(model, *args, **kwargs)
-                return compile
 
-            patches.wrap(keras.Model, "compile", compiled)
+def compile_option(patches: Any, option: str, value: Callable[[Any], Any]) -> None:
+    """Every Keras model the script compiles with ``option`` set to ``value(what the script passed)``."""
+    import keras
+
+    def make(original: Callable) -> Callable:
+        def compile(model: Any, *args: Any, **kwargs: Any) -> Any:
+            kwargs[option] = value(kwargs.get(option))
+            return original(model, *args, **kwargs)
+        return compile
+
+    patches.wrap(keras.Model, "compile", make)
 
 
 @dataclass

@@ -6,9 +6,9 @@ from __future__ import annotations
 from rlcore.contract.profile import Cause
 from rlcore.contract.text import seconds_text
 from rlcore.tracking.causes import GUIDES, MIN_SECONDS, Part, Rule, Step, register
-from rlcore.tracking.causes.keras_batch import KERAS_MARKERS
 from rlcore.tracking.causes.launch import LAUNCHED
 from rlcore.tracking.hooks import LOGS
+from rlcore.tracking.xplane import KERAS_STEPS
 
 SHARE = 0.3  # of the step: a set-up this large is a cause even when the kernels take longer
 
@@ -19,7 +19,7 @@ def decide(step: Step) -> Part | None:
     n = step.numbers
     calls = step.per(n.function_calls)
     setting_up = step.per(n.dispatch_seconds)
-    keras_says_it = step.span(LOGS)[0] > 0 or step.numbers.steps_from.startswith(KERAS_MARKERS)  # model.fit's
+    keras_says_it = step.span(LOGS)[0] > 0 or step.numbers.steps_from == KERAS_STEPS  # model.fit's
     # batches (the lab's callback, or Keras's own markers in a capture made elsewhere): the Keras rule holds it
     retracing = any(f.cause == Cause.RETRACING for f in step.found)  # a trace's cost is set-up too: retracing's
     if (keras_says_it or n.retraces or retracing or calls <= 0

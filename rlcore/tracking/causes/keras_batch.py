@@ -4,15 +4,11 @@ remains is said, never the same fix again."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from rlcore.contract.profile import Cause
 from rlcore.contract.text import seconds_text
-from rlcore.tracking.causes import GUIDES, Fix, Part, Rule, Step, line_at, register
+from rlcore.tracking.causes import GUIDES, Fix, Part, Rule, Step, compile_option, line_at, register
 from rlcore.tracking.hooks import LOGS
-
-KERAS_MARKERS = "Keras's"  # how xplane says a capture's steps are Keras's own "Profiled batch" markers
+from rlcore.tracking.xplane import KERAS_STEPS
 
 SUGGESTED = 32  # batches per call the fix names (Keras's docstring: "small models with a large Python overhead")
 
@@ -21,7 +17,7 @@ def decide(step: Step) -> Part | None:
     if step.overhead_taken:
         return None
     calls, logs = step.span(LOGS)
-    if not calls and not step.numbers.steps_from.startswith(KERAS_MARKERS):  # a Keras capture made elsewhere too
+    if not calls and step.numbers.steps_from != KERAS_STEPS:  # a Keras capture made elsewhere too
         return None
     dispatch = step.per(step.numbers.dispatch_seconds)
     spe = step.facts.steps_per_execution
@@ -38,21 +34,9 @@ def decide(step: Step) -> Part | None:
     return Part("Keras's work around every batch (steps_per_execution=1)", logs + dispatch, evidence, where=where)
 
 
-def _steps_per_execution(patches: Any) -> None:
-    """Every model the script compiles runs SUGGESTED batches per call (at least)."""
-    import keras
-
-    def make(original: Callable) -> Callable:
-        def compile(model: Any, *args: Any, **kwargs: Any) -> Any:
-            kwargs["steps_per_execution"] = max(SUGGESTED, int(kwargs.get("steps_per_execution") or 1))
-            return original(model, *args, **kwargs)
-        return compile
-
-    patches.wrap(keras.Model, "compile", make)
-
-
 register(Rule("keras_batch", Cause.KERAS, decide, order=40, measures=(LOGS, "dispatch"),
               threshold="a share of at least 10% of the step",
-              try_fix=Fix("steps_per_execution", f"steps_per_execution={SUGGESTED}", _steps_per_execution),
+              try_fix=Fix("steps_per_execution", f"steps_per_execution={SUGGESTED}", lambda patches: compile_option(
+                  patches, "steps_per_execution", lambda given: max(SUGGESTED, int(given or 1)))),
               fix=f"model.compile(..., steps_per_execution={SUGGESTED}): Keras then runs {SUGGESTED} batches per call, "
                   "converts the logs and calls the callbacks once for them", guide=GUIDES["steps_per_execution"]))

@@ -18,14 +18,14 @@ def decide(step: Step) -> Part | None:
     calls = {c.get("method"): c for c in step.facts.keras_calls}
     fit, batch = calls.get("model.fit"), calls.get("train_on_batch")
     if fit and fit.get("calls", 0) >= 2 and fit.get("per_call", 0) <= 1:
-        return _seen(step, fit, "model.fit called once per batch: each call sets up its data, callbacks and logs",
+        return _part(step, fit, "model.fit called once per batch: each call sets up its data, callbacks and logs",
                      f"{fit['calls']:,} calls of model.fit, {fit['per_call']:.0f} batch each",
                      "call model.fit once over all the data (arrays with batch_size, or a tf.data.Dataset) and let "
                      "it loop over the batches; for a loop of your own (an RL agent's replay), train_on_batch or a "
                      "tf.function step costs a fraction of a fit call")
     if batch and batch.get("calls", 0) >= 2 and 0 < batch.get("per_call", 0) <= SMALL:
         per = batch["per_call"]
-        return _seen(step, batch, f"train_on_batch on {per:.0f} sample{'s' if per != 1 else ''} a call: Keras's "
+        return _part(step, batch, f"train_on_batch on {per:.0f} sample{'s' if per != 1 else ''} a call: Keras's "
                      "set-up around every call outweighs its arithmetic",
                      f"{batch['calls']:,} calls of train_on_batch, {per:.0f} sample{'s' if per != 1 else ''} each",
                      "train on a minibatch per call (sample 32 or more transitions from the replay and pass them "
@@ -33,7 +33,7 @@ def decide(step: Step) -> Part | None:
     return None
 
 
-def _seen(step: Step, call: dict[str, Any], title: str, counted: str, fix: str) -> Part | None:
+def _part(step: Step, call: dict[str, Any], title: str, counted: str, fix: str) -> Part | None:
     kernels = step.per(step.numbers.compute_seconds)
     around = step.seconds - kernels - step.per(step.numbers.input_seconds)
     if around < MIN_SECONDS:

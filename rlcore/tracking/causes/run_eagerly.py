@@ -4,12 +4,9 @@ step to decorate: the line to change is the compile call, and the fix is to drop
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from rlcore.contract.profile import Cause
 from rlcore.contract.text import seconds_text
-from rlcore.tracking.causes import GUIDES, Fix, Part, Rule, Step, line_at, register
+from rlcore.tracking.causes import GUIDES, Fix, Part, Rule, Step, compile_option, line_at, register
 from rlcore.tracking.causes.launch import LAUNCHED
 
 
@@ -30,21 +27,9 @@ def decide(step: Step) -> Part | None:
                 f"between them, for {seconds_text(kernels)} of their kernels)", where=where)
 
 
-def _compiled(patches: Any) -> None:
-    """Every model the script compiles runs its batches as a compiled function (run_eagerly=False)."""
-    import keras
-
-    def make(original: Callable) -> Callable:
-        def compile(model: Any, *args: Any, **kwargs: Any) -> Any:
-            kwargs["run_eagerly"] = False
-            return original(model, *args, **kwargs)
-        return compile
-
-    patches.wrap(keras.Model, "compile", make)
-
-
 register(Rule("run_eagerly", Cause.LAUNCH, decide, order=35, measures=("EagerExecute is_func=0", "run_eagerly"),
               threshold=f"Keras's run_eagerly=True and {LAUNCHED} or more eager ops a batch",
-              try_fix=Fix("no_run_eagerly", "run_eagerly=False", _compiled),
+              try_fix=Fix("no_run_eagerly", "run_eagerly=False",
+                          lambda patches: compile_option(patches, "run_eagerly", lambda _: False)),
               fix="drop run_eagerly=True from model.compile(...): Keras then runs each batch as one compiled "
                   "tf.function (keep it for debugging only)", guide=GUIDES["function"]))

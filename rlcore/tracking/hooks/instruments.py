@@ -231,18 +231,19 @@ class Instruments:
             arrays = [a.nbytes for a in (*args, *kwargs.values()) if type(a).__module__ == "numpy"
                       and hasattr(a, "nbytes")]
             result = original(function, *args, **kwargs)
+            after = function.experimental_get_tracing_count()
             now = signature(function, args, kwargs)
             name = getattr(function, "_name", None) or getattr(function, "__name__", "a tf.function")
             if name not in instruments.functions:
                 instruments.functions[name] = {"jit_compile": bool(getattr(function, "_jit_compile", False)),
                                                "reduce_retracing": bool(getattr(function, "_reduce_retracing",
                                                                                 False))}
-            if before == 0 and function.experimental_get_tracing_count() > 0 and hasattr(function, MADE_AT):
+            if before == 0 and after > 0 and hasattr(function, MADE_AT):
                 note = instruments.made.setdefault(name, Retrace(name, why="a new tf.function made while training"))
                 note.count += 1
                 note.called_at = note.called_at or person_frame()
                 note.defined_at = note.defined_at or getattr(function, MADE_AT)
-            if function.experimental_get_tracing_count() > before and before > 0:
+            if after > before > 0:
                 note = instruments.retraces.setdefault(name, Retrace(name))
                 note.count += 1
                 previous = instruments._last.get(id(function))

@@ -97,7 +97,7 @@ class Session:
                         session.datasets.note(x)
                     calls = session.fit_calls
                     if calls.one_batch_each():  # fit called once per batch: each call is a step, set-up and all
-                        calls.note(calls.site or person_frame(), batches=1)
+                        calls.note(batches=1)
                         session.auto.boundary("calls of model.fit")
                         with session.auto.aside():
                             result = original(model, *args, **kwargs)
@@ -109,7 +109,7 @@ class Session:
                     before = session.run.steps
                     with session.auto.aside():  # the callback counts fit's batches
                         result = original(model, *args, callbacks=callbacks, **kwargs)
-                    calls.note(person_frame(), batches=session.run.steps - before)
+                    calls.note(batches=session.run.steps - before)
                     return result
                 return fit
 
@@ -127,8 +127,7 @@ class Session:
 
             def one_batch(original: Callable) -> Callable:
                 def train_on_batch(model: Any, x: Any = None, *args: Any, **kwargs: Any) -> Any:
-                    calls = session.batch_calls  # the line is looked up once: a call per sample must stay cheap
-                    calls.note(calls.site or person_frame(), batches=int(getattr(x, "shape", (0,))[0] or 0))
+                    session.batch_calls.note(batches=int(getattr(x, "shape", (0,))[0] or 0))
                     return original(model, x, *args, **kwargs)
                 return train_on_batch
 
@@ -233,10 +232,12 @@ class KerasCalls:
         self.units = 0
         self.site: tuple[str, int, str] | None = None
 
-    def note(self, site: tuple[str, int, str] | None, *, batches: int) -> None:
+    def note(self, *, batches: int) -> None:
+        """One more call; its line looked up once (a call per sample must stay cheap)."""
         self.calls += 1
         self.units += max(0, batches)
-        self.site = self.site or site
+        if self.site is None:
+            self.site = person_frame()
 
     def one_batch_each(self) -> bool:
         return self.calls >= self.ONE_BATCH and self.units <= self.calls
