@@ -183,7 +183,9 @@ def _names_to_keep_out() -> set[str]:
         names.update(style.metadata["choices"] if style is not None else ())
         names.update({c.metric for c in w.charts} | set(w.metric_titles))
         names.update(w.presets if w.field(w.preset_param) is not None else ())
-    return names - shared - {"eager", "graph", "xla"}  # TensorFlow's own words for how a step runs
+    # TensorFlow's own words for how a step runs, and the profiler's for what it records (every run's artifact kind;
+    # the captures workload's kind is found by its capability, Workload.reads_captures)
+    return names - shared - {"eager", "graph", "xla", "capture"}
 
 
 def test_no_generic_module_names_a_workload_a_style_or_a_workload_s_metric():

@@ -323,8 +323,9 @@ def as_viewer_sees(run: Run) -> Run:
     token) and the capture's folder are withheld; the lines of code behind a cause stay (they are the why), each
     file by its name where it lay outside the folder the script ran in."""
     config, environment = dict(run.config or {}), run.environment
-    if isinstance(config.get("path"), str) and config["path"]:
-        config["path"] = PurePath(config["path"]).name
+    for key in ("path", "source"):  # a script's, a capture's: named by the file's name
+        if isinstance(config.get(key), str) and config[key]:
+            config[key] = PurePath(config[key]).name
     for key in ("cwd", "args"):
         if config.get(key):
             config[key] = WITHHELD
@@ -337,6 +338,9 @@ def as_viewer_sees(run: Run) -> Run:
                 code[key] = WITHHELD
         environment = environment | {"code": code}
     summary = run.summary
+    if isinstance(summary, dict):  # a capture read from elsewhere: its file and source by name
+        summary = RunSummary(summary | {key: PurePath(summary[key]).name for key in ("file", "source")
+                                        if isinstance(summary.get(key), str) and summary[key]})
     if isinstance(summary, dict) and isinstance(summary.get("profile"), dict):
         profile = dict(summary["profile"])
         for key in ("capture", "logdir"):

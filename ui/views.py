@@ -487,7 +487,14 @@ PROFILE_NUMBERS = (("ops_per_step", "ops (per step, mean)", "{:,.0f}"),
 
 
 def profile_numbers(profile: Profile) -> list[tuple[str, str]]:
-    """The profile's counts per training step as (label, text), for the row of numbers under its verdict."""
+    """The profile's counts per training step as (label, text), for the row of numbers under its verdict (a device's
+    capture read by xprof has no Python-level ops: its kernels and copies a step instead)."""
+    if not profile.ops_per_step and profile.device_kernels_per_step:
+        estimate = profile.gpu_estimate
+        return [("kernels a step (the device)", f"{profile.device_kernels_per_step:,.0f}"),
+                ("copies a step", f"{estimate.copies_per_step:,.0f}" if estimate else "–"),
+                ("the device's compute", fmt.seconds(profile.device_busy_seconds)),
+                ("step time", fmt.seconds(profile.step_seconds))]
     out = [(label, text.format(getattr(profile, key)).removesuffix(".0").removesuffix(".00"))
            for key, label, text in PROFILE_NUMBERS]
     out.append(("step time", fmt.seconds(profile.step_seconds)))

@@ -48,11 +48,16 @@ def panel(store: Store, run: Run) -> None:
         box.metric(label, text)
     unit = f" (a step: one call of {profile.steps_per_marker:,} steps, divided by them)" \
         if profile.steps_per_marker > 1 else ""
-    st.caption(f"From {profile.steps:,} training steps recorded by TensorFlow's profiler after warm-up{unit}; "
-               "they are left out of the run's speed.")
-    left, right = st.columns([3, 2])
-    left.plotly_chart(charts.step_time_chart({f"run {run.id}": profile}), key=f"step_time_{run.id}")
-    right.dataframe(views.top_ops_table(profile), hide_index=True, width="stretch")
+    steps = f"{profile.steps:,} training step{'s' if profile.steps != 1 else ''}"
+    st.caption(f"From {steps} recorded by TensorFlow's profiler" + (
+        f" after warm-up{unit}; they are left out of the run's speed." if profile.train_seconds
+        else f"{unit} (a capture, read as it was made)."))
+    if profile.top_ops:
+        left, right = st.columns([3, 2])
+        left.plotly_chart(charts.step_time_chart({f"run {run.id}": profile}), key=f"step_time_{run.id}")
+        right.dataframe(views.top_ops_table(profile), hide_index=True, width="stretch")
+    else:
+        st.plotly_chart(charts.step_time_chart({f"run {run.id}": profile}), key=f"step_time_{run.id}")
     gpu = profile.gpu_estimate
     if gpu is not None:
         with st.expander("On a GPU" + ("" if gpu.measured else " (an estimate: not measured here)")):

@@ -171,12 +171,15 @@ def _why_command(sub: Any) -> None:
                     "laid out as TensorBoard's profile plugin lays it out (LOGDIR/plugins/profile/RUN/HOST.xplane.pb: "
                     "its newest run, or --run NAME), a run's folder, or one .xplane.pb. It says each step's parts as "
                     "measured (on a GPU: the device's compute, its idle time, input, kernel launches, 16-bit share) "
-                    "and what they point at; a capture the lab made is read with its own engine. Nothing is stored.",
+                    "and what they point at; a capture the lab made is read with its own engine. The capture is stored "
+                    "as a run (kind capture, a copy of the file in the run's folder): listed, its Why panel in the "
+                    "dashboard, comparable with any run.",
         epilog="example: rlcore why logs/  (or: rlcore why logs/plugins/profile/2026_12_03/host.xplane.pb --json "
                "out.json)")
     why.add_argument("path", metavar="PATH", help="a logdir, a run folder or one .xplane.pb")
     why.add_argument("--run", metavar="NAME", help="the run of a logdir to read (default: the newest)")
     why.add_argument("--json", metavar="FILE", help="write the reading as JSON here (default: none)")
+    why.add_argument("--name", default="", help="the run's name (default: the capture's run and file)")
 
 
 def _machine_commands(sub: Any) -> None:

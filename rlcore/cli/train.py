@@ -139,8 +139,8 @@ def run_workload(workload: workloads.Workload, args: argparse.Namespace) -> int:
 
 def run_profile(args: argparse.Namespace) -> int:
     """``rlcore profile [flags] SCRIPT [its args]``: the user's script, unchanged, as a run of the lab (of the
-    workload that runs code: ``Workload.from_code``)."""
-    workload = next((w for w in workloads.all_workloads() if w.from_code), None)
+    workload that runs code in its own process: ``Workload.own_code``)."""
+    workload = next((w for w in workloads.all_workloads() if w.own_code is not None), None)
     if workload is None:
         return fail("This lab has no workload that runs your own code.")
     wrong = _profile_flags_wrong(args)

@@ -1,25 +1,25 @@
-"""``rlcore why PATH``: a capture made anywhere, read and said (``tracking.foreign``); nothing stored."""
+"""``rlcore why PATH``: a capture made anywhere, read and said (``tracking.foreign``), stored as a run of the
+workload that ``reads_captures`` (listed, its Why panel in the dashboard, comparable and shareable like any run)."""
 
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 
-from rlcore.cli.common import fail
+from rlcore.cli.common import fail, writable_path
+from rlcore.contract import workloads
+from rlcore.contract.params import ConfigError
 
 
 def run_why(args: argparse.Namespace) -> int:
-    from rlcore.tracking import foreign
+    from rlcore.cli.train import run_here
 
-    try:
-        path = foreign.find(args.path, args.run)
-        reading = foreign.read(path)
-    except foreign.CaptureError as e:
+    workload = next((w for w in workloads.all_workloads() if w.reads_captures), None)
+    if workload is None or workload.prepare is None:
+        return fail("This lab has no workload that reads captures.")
+    try:  # one sentence for what is no capture, before anything is stored
+        values = workload.prepare({"source": args.path, "run": args.run or "", "name": args.name or ""})
+        cfg = workload.make_config(values)
+        json_path = writable_path(args.json, "--json") if args.json is not None else None
+    except ConfigError as e:
         return fail(str(e))
-    print(f"{path}:")
-    for line in foreign.sentences(reading):
-        print(line)
-    if args.json:
-        Path(args.json).write_text(json.dumps(reading.to_json(), indent=1))
-    return 0
+    return run_here(workload, cfg, label=cfg.name, quiet=True, json_path=json_path)

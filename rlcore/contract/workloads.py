@@ -190,6 +190,8 @@ class Workload:
     # profile SCRIPT ARGS`` makes one from the values path, args (a JSON list), cwd, profile, warmup and name.
     from_code: bool = False
     own_code: OwnCode | None = None  # how it runs code in the person's own process (rlcore.init, the callback)
+    # Its runs are a profile made elsewhere, read (``rlcore why PATH`` makes one from the values source, run, name).
+    reads_captures: bool = False
     # Checks and completes plain values before a run is stored (that a script exists and parses, its hash), with
     # one ConfigError; None: the config's own checks are all.
     prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None

@@ -12,7 +12,9 @@ TensorBoard's profile plugin lays it out, ``plugins/profile/RUN/HOST.xplane.pb``
   part the capture cannot tell apart is said as such (a Python generator feeding the step is named as where the
   idle time likely went, never as a measured cause).
 
-Nothing is stored here (``rlcore why`` prints it, ``--json`` writes it).
+Either way the reading carries a typed ``Profile`` (``contract.profile``) so a capture stored as a run (the
+``capture`` workload) has the Why panel, comparisons and exports of any run; a GPU capture's profile is made of
+xprof's measured parts, never of the CPU estimate. Nothing is stored here (the ``capture`` workload stores it).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import json
 import stat
 from pathlib import Path
 from typing import Any
+
+from rlcore.contract.profile import Cause, Finding, GpuEstimate, Profile
 
 MOST_BYTES = 1 << 30  # a capture larger than this is not opened (xprof holds it in memory, twice)
 SUFFIX = ".xplane.pb"
@@ -88,9 +92,31 @@ class CaptureReading:
     lab_causes: tuple[dict[str, Any], ...] = ()
     notes: tuple[str, ...] = ()
     device_steps: tuple[DeviceSteps, ...] = ()
+    profile: Profile | None = None  # the reading as a run's profile (its causes and shares), typed
 
     def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        from rlcore.contract import profile_text
+
+        out = dataclasses.asdict(dataclasses.replace(self, profile=None))
+        out["profile"] = profile_text.as_json(self.profile) if self.profile is not None else None
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CaptureReading:
+        """A reading as a run's summary stored it (its profile left to ``RunSummary.profile``)."""
+        names = {f.name for f in dataclasses.fields(cls)} - {"profile"}
+        values = {k: v for k, v in data.items() if k in names}
+        values["parts"] = tuple(StepPart(**p) for p in values.get("parts") or ())
+        values["input_stages"] = tuple(InputStage(**s) for s in values.get("input_stages") or ())
+        values["device_steps"] = tuple(DeviceSteps(**d) for d in values.get("device_steps") or ())
+        for name in ("devices", "lab_causes", "notes"):
+            values[name] = tuple(values.get(name) or ())
+        return cls(**values)
+
+    @property
+    def host(self) -> str:
+        """The machine the capture was made on, as its file is named (``HOST.xplane.pb``)."""
+        return Path(self.file).name.removesuffix(SUFFIX)
 
 
 def find(path: str | Path, run: str | None = None) -> Path:
@@ -129,9 +155,9 @@ def _in_folder(folder: Path, run: str | None) -> Path:
     return find(files[-1])  # the newest run's (its checks: a regular file, its size)
 
 
-def read(path: str | Path) -> CaptureReading:
-    """A capture's reading; a file xprof cannot read is a ``CaptureError``."""
-    from xprof.convert import raw_to_tool_data
+def opened(path: str | Path) -> Any:
+    """The capture's planes parsed (xprof's ``ProfileData``), or one sentence why not: what is checked before a
+    capture is stored as a run (a fraction of a second for a few MB)."""
     from xprof.profile_data import ProfileData
 
     path = Path(path)
@@ -141,17 +167,28 @@ def read(path: str | Path) -> CaptureReading:
         raise CaptureError(f"{path} is not a TensorFlow profile xprof can read (a truncated file, or from a newer "
                            f"xprof: {str(e)[:120]}).") from e
     planes = list(space.planes)
-    devices = tuple(p.name for p in planes if p.name.startswith("/device:") and any(
-        len(list(line.events)) for line in p.lines))
     if not planes or not any(p.name == "/host:CPU" for p in planes):
         raise CaptureError(f"{path} holds no host timeline: the profiler recorded nothing (a capture stopped as it "
                            "started, or a file that is not a profile).")
+    return space
+
+
+def read(path: str | Path) -> CaptureReading:
+    """A capture's reading; a file xprof cannot read is a ``CaptureError``."""
+    from xprof.convert import raw_to_tool_data
+
+    path = Path(path)
+    space = opened(path)
+    planes = list(space.planes)
+    devices = tuple(p.name for p in planes if p.name.startswith("/device:") and any(
+        len(list(line.events)) for line in p.lines))
     if _has_lab_markers(planes) or not devices:  # a CPU capture: the lab's engine reads it, whoever made it
         return _with_the_lab_s_engine(path, devices, space)
     overview = _tool(raw_to_tool_data, path, "overview_page")
     pipeline = _tool(raw_to_tool_data, path, "input_pipeline_analyzer")
     reading = _of_overview(path, overview, pipeline, devices)
-    return dataclasses.replace(reading, device_steps=tuple(_device_steps(planes)))
+    reading = dataclasses.replace(reading, device_steps=tuple(_device_steps(planes)))
+    return dataclasses.replace(reading, profile=measured_profile(reading))
 
 
 def _device_steps(planes: list[Any]) -> list[DeviceSteps]:
@@ -209,13 +246,15 @@ def _with_the_lab_s_engine(path: Path, devices: tuple[str, ...], space: Any) -> 
     """A capture the lab made, or any capture of a CPU: the lab's own engine reads it, its steps found however the
     capture holds them (the facts only a live run knows, such as the lines behind each cause, are not in the
     file)."""
-    from rlcore.tracking import explain, xplane
+    from rlcore.tracking import why, xplane
+    from rlcore.tracking.capture import Captured
 
     try:
         numbers = xplane.read_capture(path, any_capture=True, data=space)  # the file read once
     except ValueError as e:
         raise CaptureError(f"{path}: {e}") from e
-    found = explain.explain(numbers)
+    profile = why.of_numbers(numbers, Captured(wanted=numbers.steps, path=path, logdir=path.parent), facts={})
+    found = profile.findings
     ms = numbers.step_seconds * 1e3
     parts = [StepPart("the kernels' arithmetic", numbers.compute_seconds * 1e3, 0.0),
              StepPart("TensorFlow's dispatch", numbers.dispatch_seconds * 1e3, 0.0),
@@ -228,7 +267,85 @@ def _with_the_lab_s_engine(path: Path, devices: tuple[str, ...], space: Any) -> 
     return CaptureReading(str(path), "GPU" if numbers.gpu else "CPU", numbers.steps, ms, tuple(parts), None, (),
                           "", devices, lab_made=lab_made, lab_causes=causes,
                           notes=(f"Read with the lab's own engine, its steps from {numbers.steps_from}; the lines "
-                                 "behind each cause are counted while a run is live, so they are not in the file.",))
+                                 "behind each cause are counted while a run is live, so they are not in the file.",),
+                          profile=profile)
+
+
+IDLE = "the device idle, the host busy elsewhere"
+
+
+def measured_profile(reading: CaptureReading) -> Profile:
+    """A device's capture as a run's profile: each part of the step xprof measured is a finding of its own (they do
+    not overlap), costliest first; the device idle while the host is busy is named as waiting for input only where
+    the capture's input pipeline is a Python generator, and then said as likely, not measured."""
+    from rlcore.tracking import gpu
+    from rlcore.tracking.causes import GUIDES
+
+    step = reading.step_ms / 1e3
+    generator = next((s for s in reading.input_stages if s.name.endswith("::Generator")), None)
+    causes = {"the device's compute": (Cause.COMPUTE, "the GPU's own kernels (the arithmetic)",
+                                       "mixed precision (16-bit on tensor cores) and fewer, larger kernels (XLA)",
+                                       "gpu"),
+              "waiting for input": (Cause.INPUT, "waiting for the input pipeline",
+                                    "prefetch and parallel map in tf.data; data built from tensors", "data"),
+              "launching kernels": (Cause.KERNEL_LAUNCH, "launching kernels",
+                                    "fewer, larger kernels: XLA (jit_compile=True), a bigger batch", "gpu")}
+    findings = []
+    for part in reading.parts:
+        if part.share < 0.01:
+            continue
+        if part.name.startswith(IDLE):
+            if generator is not None:
+                cause, title = Cause.INPUT, "the GPU idle, the host in Python or I/O (likely its Python generator)"
+                fix = ("build the dataset from tensors (from_tensor_slices, its work in TensorFlow ops, prefetch) and "
+                       "capture again to see the idle time go")
+                evidence = (f"xprof's 'All others': the device idle {part.ms:,.1f} ms a step; {generator.name} ran "
+                            f"{generator.self_ms:,.1f} ms in {generator.calls:,} calls; likely, not measured as the "
+                            "wait: the capture has no Python trace to split it")
+            else:
+                cause, title = Cause.UNEXPLAINED, "the GPU idle, the host in Python or I/O (not split)"
+                fix = ("capture with the Python tracer on (tf.profiler's python_tracer_level=1) to see what the host "
+                       "ran while the device waited")
+                evidence = f"xprof's 'All others': the device idle {part.ms:,.1f} ms a step"
+            guide = GUIDES["gpu"]
+        elif part.name in causes:
+            cause, title, fix, guide_name = causes[part.name]
+            guide, evidence = GUIDES[guide_name], f"xprof's step analysis: {part.ms:,.1f} ms a step"
+            if cause == Cause.COMPUTE and reading.half_precision is not None:
+                evidence += f"; {reading.half_precision:.1%} of it in 16-bit"
+        else:
+            cause, title, fix, guide = Cause.OTHER, part.name, "", GUIDES["profiler"]
+            evidence = f"xprof's step analysis: {part.ms:,.1f} ms a step"
+        findings.append(Finding(cause=cause, title=title, seconds_per_step=part.ms / 1e3, share=part.share,
+                                fix=fix, guide=guide, evidence=evidence))
+    findings.sort(key=lambda f: -f.share)
+    devices = reading.device_steps
+    kernels = max((d.kernels for d in devices), default=0.0)
+    copies = max((d.copies for d in devices), default=0.0)
+    low = kernels * gpu.LAUNCH_SECONDS[0] + copies * gpu.COPY_SECONDS[0]
+    high = kernels * gpu.LAUNCH_SECONDS[1] + copies * gpu.COPY_SECONDS[1]
+    on_gpu = reading.hardware == "GPU" or bool(devices)
+    estimate = GpuEstimate(seconds_per_step=low, range_seconds_per_step=(low, high), launches_per_step=kernels,
+                           copies_per_step=copies, cpu_step_seconds=step, measured=True,
+                           sources=(*gpu.LAUNCH_SOURCES, gpu.COPY_SOURCE), measured_step_seconds=step,
+                           copy_seconds=max((d.copy_ms for d in devices), default=0.0) / 1e3) if on_gpu else None
+    value = {f.cause for f in findings}
+    verdict = next((f.cause for f in findings if f.cause not in (Cause.UNEXPLAINED, Cause.OTHER)),
+                   Cause.UNEXPLAINED if Cause.UNEXPLAINED in value else Cause.COMPUTE)
+    parts = {p.name: p.ms / 1e3 for p in reading.parts}
+    split = "; ".join(f"{p.name} {p.ms:,.1f} ms" for p in reading.parts)
+    said = (f"xprof's step analysis (the capture holds no Python-level ops to count): {split}"
+            + "".join(f"; {d.device}: {d.kernels:,.0f} kernels a step of {d.kernel_median_us:,.1f} µs (median)"
+                      for d in devices[:2]) + ".")
+    return Profile(stored_reading=said, verdict=verdict, findings=tuple(findings), op_verdict=verdict,
+                   gpu_estimate=estimate,
+                   steps=reading.steps, wanted_steps=reading.steps, step_seconds=step,
+                   compute_seconds=parts.get("the device's compute", 0.0),
+                   dispatch_seconds=parts.get("launching kernels", 0.0),
+                   input_seconds=parts.get("waiting for input", 0.0), gpu=on_gpu,
+                   device_kernels_per_step=kernels, device_busy_seconds=parts.get("the device's compute", 0.0),
+                   copy_seconds=estimate.copy_seconds if estimate else 0.0, capture=reading.file,
+                   notes=reading.notes)
 
 
 _PARTS = (("deviceComputeTimeMs", "the device's compute"), ("otherTimeMs", "the device idle, the host busy elsewhere "

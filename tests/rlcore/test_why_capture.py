@@ -19,6 +19,13 @@ from rlcore.cli.main import main
 V100 = Path(__file__).resolve().parents[1] / "fixtures" / "captures" / "v100_multi_worker" / "gpu_mw.xplane.pb"
 
 
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch) -> Path:
+    """Each test's own store: a capture read is stored as a run."""
+    monkeypatch.setenv("RLCORE_HOME", str(tmp_path / "home"))
+    return tmp_path / "home"
+
+
 def why(capsys, *argv: str) -> tuple[int, str, str]:
     code = main(["why", *argv])
     out = capsys.readouterr()
@@ -41,6 +48,28 @@ def test_the_v100_capture_reads_as_xprof_reads_it_in_the_lab_s_words(tmp_path, c
     assert gpu6["kernels"] == 665 and round(gpu6["kernel_median_us"], 1) == 12.3 and round(gpu6["step_ms"], 1) == 21.3
     assert gpu6["synchronous_copies"] == 2 and 20 < gpu6["host_us_per_kernel"] < 40
     assert "POTENTIALLY input-bound" in out
+
+
+def test_the_v100_capture_becomes_a_run_with_its_why_its_source_and_a_copy_of_the_file(tmp_path, capsys, home):
+    from rlcore.contract.profile import Cause
+    from rlcore.runs.store import Store
+
+    code, out, _ = why(capsys, str(V100.parent), "--name", "the V100 demo")
+    assert code == 0 and "stored as run 1" in out
+    run = Store(home).get_run(1)
+    assert run.kind == "capture" and run.status == "done" and run.label == "the V100 demo"
+    assert run.config["source"] == str(V100.parent.resolve()) and run.config["path"] == str(V100.resolve())
+    assert run.summary["host"] == "gpu_mw" and run.summary["hardware"] == "GPU"
+    copied = Store(home).run_dir(1) / "profile" / "plugins" / "profile" / "v100_multi_worker" / V100.name
+    assert copied.read_bytes() == V100.read_bytes()  # where xprof --logdir opens it
+    profile = run.summary.profile  # typed, as the Why panel and comparisons read it
+    assert [f.cause for f in profile.findings] == [Cause.COMPUTE, Cause.INPUT]
+    assert round(profile.step_seconds * 1e3, 1) == 21.3 and profile.gpu and profile.gpu_estimate.measured
+    assert "likely its Python generator" in profile.findings[1].title  # named as likely, never as measured
+    assert "likely, not measured as the wait" in profile.findings[1].evidence
+    assert profile.leading.cause == Cause.INPUT and profile.gpu_estimate.launches_per_step == 665
+    code, out, _ = (main(["runs", "show", "1"]), *capsys.readouterr())
+    assert code == 0 and "the V100 demo" in out
 
 
 def test_a_logdir_s_newest_run_is_read_or_the_run_named(tmp_path, capsys):
@@ -124,4 +153,4 @@ def test_a_capture_made_without_the_lab_has_its_steps_found_however_it_holds_the
     reading = json.loads((tmp_path / "why.json").read_text())
     assert reading["steps"] == steps and not reading["lab_made"] and reading["lab_causes"]
     assert any(found in note for note in reading["notes"]) and found in back.stdout
-    assert not (tmp_path / "home").exists()  # read, not stored
+    assert reading["status"] == "done" and reading["profile"]["findings"]  # stored as a run, with its why

@@ -181,6 +181,13 @@ class Step:
     def seconds(self) -> float:
         return self.numbers.step_seconds / self.k
 
+    @property
+    def quiet_seconds(self) -> float:
+        """The step as its quicker steps took it (their lower quartile): what a busy machine stretches least (a
+        process waiting for a core is in no op's time, so it lands in no part of the step)."""
+        quiet = getattr(self.numbers, "quiet_step_seconds", 0.0) / self.k
+        return min(quiet, self.seconds) if quiet > 0 else self.seconds
+
     def per(self, value: float) -> float:
         """A per-marker number per training step."""
         return value / self.k
