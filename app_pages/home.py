@@ -1,4 +1,4 @@
-"""Home: the two questions the lab answers, a one-click reproduction of the first, recent runs, the shell."""
+"""Home: the two questions the lab answers, each reproduced in one click, recent runs, the shell."""
 
 import streamlit as st
 
@@ -22,7 +22,7 @@ st.markdown(
 st.markdown("**Your own TensorFlow code**: `rlcore profile train.py` runs a script unchanged and says why it is as "
             "fast as it is, in the words of your code; `rlcore.init()` in a loop and `rlcore.keras.Callback()` in "
             "`model.fit` do the same from inside. The Your code page has them to copy.")
-for _, section in extras.every("home"):  # what each workload adds here (the DQN: the seed question, in one click)
+for _, section in extras.every("home"):  # what each workload adds here (the DQN, the HJB: their question in a click)
     section(store)
 runs = store.list_runs()
 if runs:
@@ -37,6 +37,7 @@ st.code(
     ".venv/bin/python -m rlcore dqn --exec turbo               # the whole loop compiled, 512 games at once\n"
     ".venv/bin/python -m rlcore dqn --help                     # every setting, by the styles it applies to\n"
     ".venv/bin/python -m rlcore hjb --preset accurate          # the HJB network against the exact V\n"
-    ".venv/bin/python -m rlcore devices                        # what TensorFlow sees on this machine",
+    ".venv/bin/python -m rlcore devices                        # what TensorFlow sees on this machine\n"
+    ".venv/bin/python -m rlcore why logs/                      # a TensorFlow profile made anywhere (a GPU's too)",
     language="bash",
 )

@@ -32,6 +32,8 @@ class WorkloadViews:
     # the ids of the runs it explained (their profile's sentence is not repeated under it).
     compare_why: Callable[[Store, list[Run]], set[int]] | None = None
     page: Callable[[], None] | None = None  # the workload's whole page, instead of the generic form
+    # Drawn first on a finished run's view, above its verdict: the question the run answers (the HJB: the GPU's).
+    headline: Callable[[Store, Run], None] | None = None
 
 
 EXTRAS: Registry[WorkloadViews] = Registry("view", group="rlcore.views", env=settings.VIEWS.name,

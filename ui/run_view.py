@@ -92,6 +92,9 @@ def show_run(store: Store, run_id: int, page_kind: str | None = None) -> None:
                                 "update takes CPU from the run: at 1 s its speed reads lower than unwatched.")
         every = REFRESH_SECONDS[refresh]
     _heading(run)
+    headline = extras.of(run.kind).headline
+    if headline is not None and not run.live:  # the question a finished run answers, before its charts
+        headline(store, run)
 
     if every is not None and every < CHART_SECONDS:
         # Two timers: the status (progress, time left, cancel) every refresh period, the charts at most every

@@ -155,6 +155,32 @@ def test_reproduce_the_seeds_question_queues_the_port_the_pytorch_original_and_g
     assert gather.startswith("- **indexing a tensor in a Python loop**: 46 ms") and "tf.gather" in gather
 
 
+def test_reproduce_the_gpu_question_queues_the_seed_s_hjb_profiled_and_its_view_leads_with_the_answer(store, launched):
+    """Home's second question in one click: the seed's HJB set-up (its preset), profiled; the finished run's view
+    opens on the answer (labelled an estimate here), the seed's own numbers beside it, how to measure on a GPU."""
+    from rlcore.workloads.hjb.config import GPU_QUESTION
+
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.button(key="reproduce_gpu").click().run()
+    assert not at.exception
+    (run,) = store.list_runs()
+    assert (run.kind, run.preset, run.status) == ("hjb", "seed", "queued") and launched == [run.id]
+    assert run.config["steps"] == GPU_QUESTION["steps"] and run.config["profile"] == GPU_QUESTION["profile"]
+    assert at.query_params["run"] in (str(run.id), [str(run.id)])
+    estimate = {"seconds_per_step": 0.0016, "range_seconds_per_step": [0.0016, 0.0063], "launches_per_step": 315,
+                "copies_per_step": 1, "cpu_step_seconds": 0.00083, "cpu_basis": "the window's quicker steps",
+                "sources": ["Holistic Trace Analysis"]}
+    store.finish(run.id, "done", summary={"steps": 3000, "steps_per_second": 1200.0, "train_seconds": 2.5, "profile": {
+        "version": 2, "verdict": "dispatch-bound", "step_seconds": 0.0009, "gpu_estimate": estimate}})
+    at = page("runs", {"run": str(run.id)})
+    assert not at.exception
+    assert at.subheader[1].value == "Why is my GPU slower than my CPU?"  # the answer first, before the charts
+    assert shown(at.markdown[0]).startswith("Not measured here (no GPU): slower on a GPU than on this CPU: 315 "
+                                            "launches a step")
+    assert [m.value for m in at.metric[:3]] == ["0.83 ms", "2 ms – 6 ms", "0.91 ms / 2.17 ms"]
+    assert any("rlcore why logs/" in c.value for c in at.code)
+
+
 def test_without_the_frameworks_extra_home_says_the_install_line_and_queues_two(store, launched, monkeypatch):
     from rlcore.contract import frameworks
 

@@ -109,3 +109,11 @@ HJB_PRESETS: dict[str, dict[str, Any]] = {
     },
 }
 
+
+# The GPU question as seed 2 asked it: its own tqdm lines over the seed's 100,000 steps ("没有 GPU ... 1101.79it/s",
+# "使用 GPU ... 461.47it/s"): the same script, 2.4x slower on the GPU.
+SEED_CPU_STEPS_PER_SECOND = 1101.79
+SEED_GPU_STEPS_PER_SECOND = 461.47
+# Home's one click: the seed's set-up (its preset) for long enough to profile it after warm-up, a few seconds.
+GPU_QUESTION = {"steps": 3000, "profile": 20, "eval_every": 3000}
+
