@@ -21,7 +21,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import shutil
 import stat
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -175,10 +178,24 @@ def opened(path: str | Path) -> Any:
 
 def read(path: str | Path) -> CaptureReading:
     """A capture's reading; a file xprof cannot read is a ``CaptureError``."""
-    from xprof.convert import raw_to_tool_data
-
     path = Path(path)
     space = opened(path)
+    # xprof's tools write their cache (ALL_HOSTS.op_stats_v2.pb) beside the file they read: they read a copy in a
+    # folder of their own, so a person's logdir (read-only, or shared) is never written to.
+    with tempfile.TemporaryDirectory(prefix="rlcore-capture-") as folder:
+        copy = Path(folder) / path.name
+        try:
+            os.link(path, copy)
+        except OSError:  # another file system, or links refused
+            shutil.copyfile(path, copy)
+        reading = _read(copy, space)
+    return dataclasses.replace(reading, file=str(path), profile=dataclasses.replace(
+        reading.profile, capture=str(path), logdir=str(path.parent)) if reading.profile is not None else None)
+
+
+def _read(path: Path, space: Any) -> CaptureReading:
+    from xprof.convert import raw_to_tool_data
+
     planes = list(space.planes)
     devices = tuple(p.name for p in planes if p.name.startswith("/device:") and any(
         len(list(line.events)) for line in p.lines))

@@ -72,6 +72,16 @@ def test_the_v100_capture_becomes_a_run_with_its_why_its_source_and_a_copy_of_th
     assert code == 0 and "the V100 demo" in out
 
 
+def test_reading_a_capture_writes_nothing_beside_it(tmp_path, capsys):
+    """xprof's tools write a cache file (ALL_HOSTS.op_stats_v2.pb) beside the file they read: a person's logdir
+    (read-only, shared) is read through a copy and left as it was."""
+    folder = tmp_path / "logs" / "plugins" / "profile" / "run1"
+    folder.mkdir(parents=True)
+    shutil.copy(V100, folder / "host.xplane.pb")
+    code, _, _ = why(capsys, str(tmp_path / "logs"))
+    assert code == 0 and sorted(p.name for p in folder.iterdir()) == ["host.xplane.pb"]
+
+
 def test_a_logdir_s_newest_run_is_read_or_the_run_named(tmp_path, capsys):
     for age, run in enumerate(("2026_01_01_00_00_00", "2026_02_01_00_00_00")):
         folder = tmp_path / "logs" / "plugins" / "profile" / run

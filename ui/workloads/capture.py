@@ -4,6 +4,7 @@ through the queue like any run), the runs of captures, and on a capture run's vi
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 from pathlib import Path
@@ -67,7 +68,7 @@ def _open(store: Store) -> None:
             and access.require_operator("open a capture"):
         saved = _saved(store, upload.name, upload.getvalue())
         if saved is not None:
-            _queue(store, {"source": str(saved), "name": upload.name}, remove_if_refused=saved)
+            _queue(store, {"source": str(saved), "name": upload.name}, upload=(saved, upload.name))
 
 
 def _saved(store: Store, name: str, data: bytes) -> Path | None:
@@ -88,16 +89,21 @@ def _saved(store: Store, name: str, data: bytes) -> Path | None:
     return saved
 
 
-def _queue(store: Store, values: dict, remove_if_refused: Path | None = None) -> None:
-    """Queue the capture's run and open its view; one sentence when it is no capture (and an upload refused is
-    removed)."""
+def _queue(store: Store, values: dict, upload: tuple[Path, str] | None = None) -> None:
+    """Queue the capture's run and open its view; one sentence when it is no capture (an upload refused is removed,
+    and named by its own name, not where it was kept)."""
     workload = workloads.get(KIND)
     try:
         prepared = workload.prepare(values) if workload.prepare else values
     except ConfigError as e:
-        if remove_if_refused is not None:
-            remove_if_refused.unlink(missing_ok=True)
-        st.error(fmt.md(str(e), 400))
+        said = str(e)
+        if upload is not None:
+            saved, name = upload
+            said = said.replace(str(saved), name)
+            saved.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                saved.parent.rmdir()
+        st.error(fmt.md(said, 400))
         return
     queueing.queue_and_open(store, KIND, prepared, prepared.get("name", ""))
 
