@@ -176,6 +176,25 @@ def opened(path: str | Path) -> Any:
     return space
 
 
+CHECK_SECONDS = 120.0  # a bound on the check, never a claim about its speed (a 1 GB capture parses in seconds)
+
+
+def check(path: str | Path) -> None:
+    """``opened``'s check in a process of its own: the caller (the dashboard's) never imports xprof; one sentence
+    (``CaptureError``) when the file is no capture xprof can read."""
+    import subprocess
+    import sys
+
+    try:
+        done = subprocess.run([sys.executable, "-m", "rlcore.tracking.foreign", str(path)], capture_output=True,
+                              text=True, timeout=CHECK_SECONDS, env=os.environ | {"TF_CPP_MIN_LOG_LEVEL": "2"})
+    except subprocess.TimeoutExpired:
+        raise CaptureError(f"{path} could not be checked within {CHECK_SECONDS:,.0f} s.") from None
+    if done.returncode != 0:
+        said = done.stdout.strip().splitlines()
+        raise CaptureError(said[-1] if said else f"{path} could not be checked ({done.stderr.strip()[-200:]}).")
+
+
 def read(path: str | Path) -> CaptureReading:
     """A capture's reading; a file xprof cannot read is a ``CaptureError``."""
     path = Path(path)
@@ -445,3 +464,14 @@ def sentences(reading: CaptureReading) -> list[str]:
         lines.append(f"xprof says: {reading.xprof_says}")
     lines += list(reading.notes)
     return lines
+
+
+if __name__ == "__main__":  # ``check``'s child: exit 0, or the one sentence and exit 2
+    import sys
+
+    try:
+        opened(sys.argv[1])
+    except CaptureError as error:
+        print(error)
+        sys.exit(2)
+

@@ -56,3 +56,14 @@ def test_a_capture_run_s_view_shows_its_why_and_what_xprof_measured_and_a_viewer
     page = _page_text(at)
     assert not at.exception and "POTENTIALLY input-bound" in page and str(V100.parent) not in page
     assert "read_capture" not in {b.key for b in open_page("capture").button}  # no control to open one
+
+
+def test_opening_a_capture_checks_it_without_importing_xprof_into_the_dashboard_s_process():
+    """The dashboard's process never imports a framework or the profiler: the check runs in a child process."""
+    import subprocess
+    import sys
+
+    code = (f"import sys; from rlcore.workloads.capture import prepare; prepare({{'source': {str(V100)!r}}}); "
+            "print(sorted(m for m in ('xprof', 'tensorflow') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True)
+    assert done.stdout.strip() == "[]"

@@ -47,7 +47,7 @@ def prepare(values: dict[str, Any]) -> dict[str, Any]:
         raise ConfigError("source must name a capture: a logdir, a run folder or one .xplane.pb.", "source")
     try:
         path = foreign.find(source, values.get("run") or None)
-        foreign.opened(path)
+        foreign.check(path)  # in a child process: the dashboard's own never imports xprof
     except foreign.CaptureError as e:
         raise ConfigError(str(e), "source") from None
     name = check_text(values.get("name") or "", "--name", LABEL_MAX) or f"{path.parent.name}/{path.name}"[:LABEL_MAX]
