@@ -19,7 +19,8 @@ from ui import access
 
 PASSPHRASE = "correct horse battery staple"
 HASH = passphrase.hash_passphrase(PASSPHRASE)
-WRITE_KEYS = ("launch", "reproduce", "reproduce_gpu", "read_capture", "read_upload", "delete", "confirm_delete_yes", "launch_sweep", "cancel_sweep")
+WRITE_KEYS = ("launch", "reproduce", "reproduce_gpu", "read_capture", "read_upload", "delete", "confirm_delete_yes",
+              "launch_sweep", "cancel_sweep")
 
 
 @pytest.mark.parametrize(("address", "configured", "signed_in", "role"), [
