@@ -36,7 +36,7 @@ $(VENV)/.runtime: requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-build-isolation --no-deps -e .
 	touch $@
 
-$(VENV)/.dev: requirements-dev.txt requirements-cluster.txt requirements-frameworks.txt $(VENV)/.runtime
+$(VENV)/.dev: requirements-dev.txt requirements-cluster.txt requirements-frameworks.txt requirements-notebook.txt $(VENV)/.runtime
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $@
 

@@ -65,8 +65,10 @@ def _profile_command(sub: Any, engines: list[str]) -> None:
                     "callback). It records the speed, the loss where it is visible and the machine, and a profile "
                     "of --steps steps after --warmup; the run is stored from its first step (the dashboard shows it "
                     "live) and ends with why it is as fast as it is, in your code's words. The lab's flags come "
-                    "before the script, the script's own after it.",
-        epilog="example: rlcore profile --steps 20 --json out.json train.py --epochs 3")
+                    "before the script, the script's own after it. A notebook (NB.ipynb) runs headless in a Jupyter "
+                    "kernel, its cells in order, one run across them (the notebook extra).",
+        epilog="example: rlcore profile --steps 20 --json out.json train.py --epochs 3  (or: rlcore profile "
+               "walk.ipynb)")
     own.add_argument("--steps", default="10", metavar="N",
                      help="training steps to record with TensorFlow's profiler (0 = none; default: 10)")
     own.add_argument("--warmup", default="10", metavar="W",
@@ -80,6 +82,8 @@ def _profile_command(sub: Any, engines: list[str]) -> None:
                      help="run the script with one such fix applied (as --try-fixes does; default: none)")
     own.add_argument("--fix-of", default="0", metavar="RUN", help=argparse.SUPPRESS)
     own.add_argument("--json", metavar="FILE", help="write the result as JSON here (default: none)")
+    own.add_argument("--timeout", default="600", metavar="SECONDS",
+                     help="a notebook's cells: the longest one cell may run (default: 600)")
     own.add_argument("--detach", action="store_true",
                      help="queue the run for a background worker (it runs the script as here) and print its id")
     own.add_argument("--executor", choices=engines, default=None,

@@ -143,6 +143,8 @@ def run_profile(args: argparse.Namespace) -> int:
     workload = next((w for w in workloads.all_workloads() if w.own_code is not None), None)
     if workload is None:
         return fail("This lab has no workload that runs your own code.")
+    if str(args.program).endswith(".ipynb"):
+        return run_notebook(args, workload)
     wrong = _profile_flags_wrong(args)
     if wrong:
         return fail(wrong)
@@ -339,15 +341,24 @@ def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset:
                                                 "environment": run.environment if run else None},
                                                indent=2).encode(), "--json")
         return EXIT_CANCELLED if status == RunStatus.CANCELLED else EXIT_FAILED
-    summary = ended.summary
+    for output, path in (outputs or {}).items():
+        write_result(path, (ended.artifacts or {})[output.artifact], output.flag)
+    say_finished(store, run_id, workload, cfg, ended.summary, status=ended.status, label=label, json_path=json_path,
+                 keep=keep)
+    return EXIT_CANCELLED if ended.status == RunStatus.CANCELLED else 0
+
+
+def say_finished(store: Any, run_id: int, workload: workloads.Workload, cfg: Any, summary: dict[str, Any], *,
+                 status: str, label: str = "", json_path: Path | None = None,
+                 keep: dict[str, Any] | None = None) -> None:
+    """A finished run on the terminal: its numbers, verdict and profile, what changed since its last run, where it
+    is stored; ``--json`` its document (the summary with its verdict and environment)."""
     verdict = workload.judge(cfg, summary)
     run = store.get_run(run_id)
-    document = {"run_id": run_id, "status": ended.status, "label": run.label if run else label} | summary | {
+    document = {"run_id": run_id, "status": status, "label": run.label if run else label} | summary | {
         "verdict": dataclasses.asdict(verdict), "environment": run.environment if run else None}
     if keep is not None:
         keep.update(document)
-    for output, path in (outputs or {}).items():
-        write_result(path, (ended.artifacts or {})[output.artifact], output.flag)
     if json_path:
         write_result(json_path, json.dumps(document, indent=2).encode(), "--json")
     if workload.describe:
@@ -359,11 +370,48 @@ def run_here(workload: workloads.Workload, cfg: Any, *, label: str = "", preset:
         print(typed.shared_machine)
     from rlcore.runs import history
 
-    since = history.since_sentence(store.get_run(run_id), store.list_runs()) if run else None
+    since = history.since_sentence(run, store.list_runs()) if run else None
     if since:
         print(since)
     print(f"stored as run {run_id} in {store.path}: rlcore runs show {run_id}")
-    return EXIT_CANCELLED if ended.status == RunStatus.CANCELLED else 0
+
+
+def run_notebook(args: argparse.Namespace, workload: workloads.Workload) -> int:
+    """``rlcore profile NB.ipynb``: the notebook run headless in a Jupyter kernel, one run across its cells."""
+    from rlcore.notebook import headless
+    from rlcore.runs.store import Store
+
+    if args.try_fixes or args.fix or args.detach or args.args:
+        return fail("A notebook runs here as it is: --try-fixes, --fix, --detach and arguments after its name are a "
+                    "script's.")
+    try:
+        cfg = workload.make_config({"path": "", "profile": args.steps, "warmup": args.warmup, "name": args.name})
+        timeout = float(args.timeout)
+        if not 0 < timeout < 10**7:
+            raise ConfigError(f"--timeout must be seconds above 0, not {printable(args.timeout)[:40]}.", "timeout")
+        json_path = writable_path(args.json, "--json") if args.json is not None else None
+    except ValueError as e:  # ConfigError too: said with the flag the person typed
+        flag = PROFILE_FLAGS.get(getattr(e, "field", "") or "")
+        said = str(e) if isinstance(e, ConfigError) else f"--timeout must be seconds, not {printable(args.timeout)}."
+        return fail(flag + said[len(e.field):] if flag and said.startswith(getattr(e, "field", None) or "\0")
+                    else said)
+    try:
+        executed = headless.execute(args.program, steps=cfg.profile, warmup=cfg.warmup, name=cfg.name,
+                                    timeout=timeout)
+    except headless.NotebookError as e:
+        return fail(str(e))
+    store = Store()
+    run = store.get_run(executed.run_id)
+    if run is None or run.status != RunStatus.DONE:
+        error = (run.error if run is not None else "") or executed.error or "it did not end"
+        print(f"error: run {executed.run_id} {run.status if run else 'failed'}: {printable(error)}", file=sys.stderr)
+        if json_path:
+            write_result(json_path, json.dumps({"run_id": executed.run_id, "status": run.status if run else "failed",
+                                                "error": error}, indent=2).encode(), "--json")
+        return EXIT_FAILED
+    say_finished(store, run.id, workload, workload.make_config(run.config), dict(run.summary or {}),
+                 status=run.status, label=run.label, json_path=json_path)
+    return 0
 
 
 def print_profile(profile: Profile | None) -> None:

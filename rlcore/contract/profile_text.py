@@ -60,7 +60,13 @@ def where_line(w: Where) -> str:
     """``train.py:42  q = model.predict(state)  ·  1 call a step · 78 ms``"""
     said = [f"{count_text(w.calls_per_step, 'call')} a step"] if w.calls_per_step else []
     said += [_t(w.seconds_per_step)] if w.seconds_per_step else []
-    return f"{w.file}:{w.line}  {w.code.strip()}" + (f"  ·  {' · '.join(said)}" if said else "")
+    place = f"{w.file}, line {w.line}: " if is_cell(w.file) else f"{w.file}:{w.line}  "
+    return place + w.code.strip() + (f"  ·  {' · '.join(said)}" if said else "")
+
+
+def is_cell(file: str) -> bool:
+    """Whether a ``where``'s file is a notebook's cell ("In [5]", "walk.ipynb, cell 7 (In [7])", "a cell")."""
+    return file == "a cell" or file.startswith("In [") or (".ipynb, cell " in file and file.endswith(")"))
 
 
 def finding_line(i: int, f: Finding) -> str:

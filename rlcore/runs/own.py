@@ -43,8 +43,9 @@ class OwnRun:
     """Your run. ``log(**metrics)`` records (``loss`` is the run's loss) and answers whether to go on; ``step()``
     marks a step; ``finish()`` ends it (done; ``failed``/``cancelled`` when the code raised or was interrupted)."""
 
-    def __init__(self, session: CodeSession, *, life: RunLifecycle | None = None, run_id: int | None = None) -> None:
-        self.session, self.id, self._life = session, run_id, life
+    def __init__(self, session: CodeSession, *, life: RunLifecycle | None = None, run_id: int | None = None,
+                 store: Store | None = None) -> None:
+        self.session, self.id, self._life, self._store = session, run_id, life, store
         self._pid = os.getpid()
         self._finished = False
 
@@ -67,7 +68,7 @@ class OwnRun:
         with self.session.step(units):
             yield
 
-    def finish(self, status: str = RunStatus.DONE, error: str | None = None) -> None:
+    def finish(self, status: str = RunStatus.DONE, error: str | None = None, *, show: bool = True) -> None:
         if not self._here() or self._life is None:  # a run init joined is its script's to end
             return
         self._finished = True
@@ -83,10 +84,19 @@ class OwnRun:
             ended = self._life.fail(status, error or status)
         with contextlib.suppress(Exception):
             atexit.unregister(self._at_exit)
-        self._print_where_it_is(ended.status, summary)
+        if show:  # (not when the lab itself drives the code and says where the run is: a notebook run headless)
+            self._print_where_it_is(ended.status, summary)
 
     def _print_where_it_is(self, status: str, summary: RunSummary) -> None:
-        """Where the run is, as W&B and MLflow say at the end: its id, its verdict, its link, the command."""
+        """Where the run is, as W&B and MLflow say at the end: its id, its verdict, its link, the command; in a
+        notebook, its why in the cell (``rlcore.notebook.display``)."""
+        from rlcore.tracking import kernel
+
+        if kernel.in_kernel() and self.id is not None:
+            from rlcore.notebook import display
+
+            display.show(self.id, self._store)
+            return
         with contextlib.suppress(Exception):
             profile = summary.profile
             why = f", {profile.verdict}" if profile is not None and profile.ok and profile.findings else ""
@@ -139,6 +149,9 @@ def init(name: str = "", *, profile: int = 0, warmup: int = 10, home: str | Path
     for raised in list(_OPEN_FITS):  # a fit that raised and was caught: its run ended then, failed
         _OPEN_FITS.discard(raised)
         raised.finish(RunStatus.FAILED, FIT_RAISED)
+    from rlcore.tracking import kernel
+
+    kernel.quiet_native_logs()  # in a notebook: TensorFlow's C++ lines stay out of the cells
     code = workloads.code_workload()
     own = code.own_code
     joined = own.joined()
@@ -155,7 +168,7 @@ def init(name: str = "", *, profile: int = 0, warmup: int = 10, home: str | Path
     life.start(card | ({"code": code_card} if code_card else {}), already_running=True)
     life.begin_beating()
     session = own.start(life.reporter, cfg, str(store.run_dir(run_id) / PROFILE_DIR))
-    run = OwnRun(session, life=life, run_id=run_id)
+    run = OwnRun(session, life=life, run_id=run_id, store=store)
     atexit.register(run._at_exit)
     previous = sys.excepthook
 

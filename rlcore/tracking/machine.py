@@ -142,7 +142,7 @@ NATIVE_LINE = re.compile(rb"^(?:[IWEF]\d{4} [\d:.]+ +\d+ \S+:\d+\]"
                          rb"|.*rebuild TensorFlow with the appropriate compiler flags)")
 
 
-def quiet_native_logs() -> None:
+def quiet_native_logs(*, python_stderr: bool = True) -> None:
     """Keep what TensorFlow's C++ side writes to the process's stderr (absl/oneDNN/CUDA start-up lines, XLA's
     cache notices) off the terminal, and everything else written to file descriptor 2 on it: Python's own stderr
     (errors, progress bars, tracebacks), and a person's script's ``os.write(2, ...)``, ``sys.__stderr__`` and its
@@ -152,25 +152,34 @@ def quiet_native_logs() -> None:
     ("failed call to cuInit", the absl pre-init warning). Python writes through ``sys.stderr``, which is moved to a
     copy of the original descriptor first; descriptor 2 becomes a pipe that a thread reads, dropping TensorFlow's
     lines and passing the rest on (a partial line after a short pause). Must run before TensorFlow is imported;
-    child processes inherit the filtered descriptor 2.
+    child processes inherit the filtered descriptor 2. ``python_stderr=False`` (a Jupyter kernel, whose
+    ``sys.stderr`` is its own stream to the cell, not the descriptor): only descriptor 2 is filtered, on to the
+    kernel's own capture of it; TensorFlow's lines written before are not taken back.
     """
     import logging
     import sys
 
     # TensorFlow's Python warnings (the retracing WARNING, deprecations) follow the same rule: the lab's own reading
     # says them better (which function, which call site, what to change); --verbose keeps them.
+    global _FILTERED
     logging.getLogger("tensorflow").setLevel(logging.ERROR)
-    if getattr(sys.stderr, "_rlcore_quiet", False):
+    if getattr(sys.stderr, "_rlcore_quiet", False) or _FILTERED:
         return
     sys.stderr.flush()
     terminal = os.dup(2)
     read, write = os.pipe()
     os.dup2(write, 2)
     os.close(write)
+    _FILTERED = True
+    threading.Thread(target=_pass_on, args=(read, terminal), name="rlcore-stderr", daemon=True).start()
+    if not python_stderr:
+        return
     sys.stderr = _Stderr(open(terminal, "wb", buffering=0, closefd=False),  # noqa: SIM115
                          encoding=sys.stderr.encoding or "utf-8", errors="backslashreplace", line_buffering=True)
     sys.__stderr__ = sys.stderr  # the script's sys.__stderr__ is the terminal too
-    threading.Thread(target=_pass_on, args=(read, terminal), name="rlcore-stderr", daemon=True).start()
+
+
+_FILTERED = False  # descriptor 2 goes through the filter in this process
 
 
 def _pass_on(read: int, terminal: int, pause: float = 0.2) -> None:

@@ -236,7 +236,8 @@ def where_of(step: Step, span: str, seconds: float, most: int = 5) -> tuple[Wher
     if not sites or not steps:
         return ()
     total = sum(s.calls for s in sites) or 1
-    return tuple(Where(shown_path(s.file), s.line, s.code, s.calls / steps / step.k, seconds * s.calls / total,
+    return tuple(Where(shown_path(s.file, s.line, s.code), s.line, s.code, s.calls / steps / step.k,
+                       seconds * s.calls / total,
                        s.function) for s in sites[:most])
 
 
@@ -244,12 +245,20 @@ def line_at(file: str, line: int, function: str = "", calls: float = 0.0, second
     """One line of the person's code, with its source text."""
     import linecache
 
-    return Where(shown_path(file), line, linecache.getline(file, line).strip(), calls, seconds, function)
+    code = linecache.getline(file, line).strip()
+    return Where(shown_path(file, line, code), line, code, calls, seconds, function)
 
 
-def shown_path(file: str) -> str:
-    """A file as the person named it: relative to the folder the code ran in when it lies inside it."""
+def shown_path(file: str, line: int = 0, code: str = "") -> str:
+    """A file as the person named it: a notebook's cell as "In [5]" (``tracking.kernel``); else relative to the
+    folder the code ran in when it lies inside it."""
     import os
+
+    from rlcore.tracking import kernel
+
+    cell = kernel.cell_of(file, line, code) if kernel.ipython() is not None else None
+    if cell:
+        return cell
 
     try:
         relative = os.path.relpath(file)

@@ -28,6 +28,8 @@ _NOT_THEIRS = _lab_and_library_roots()
 
 @functools.lru_cache(maxsize=4096)
 def _persons(filename: str) -> bool:
+    if filename.startswith("<ipython-input-"):  # a cell of plain IPython
+        return True
     if not filename or filename.startswith("<"):
         return False
     return not os.path.realpath(filename).startswith(_NOT_THEIRS)

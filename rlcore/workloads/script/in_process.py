@@ -21,13 +21,24 @@ UNNAMED = "your code"
 def config_of_this_process(name: str, profile: int, warmup: int) -> dict[str, Any]:
     """This process's code as a run's config values: the script ``__main__`` runs (none for ``python -c``), its
     arguments, the folder it runs in."""
+    from rlcore.tracking import kernel
+
+    check_text(name, "name", LABEL_MAX)
+    if kernel.in_kernel():  # a notebook's kernel: the notebook is the code, never ipykernel_launcher.py
+        notebook = kernel.notebook_path()
+        return {"path": notebook if notebook and Path(notebook).is_file() else "", "args": "[]", "cwd": os.getcwd(),
+                "profile": profile, "warmup": warmup, "name": name or kernel.notebook_name(),
+                "causes": _checked_causes()}
     main = getattr(sys.modules.get("__main__"), "__file__", None) or (sys.argv[0] if sys.argv else "")
     script = str(Path(main).resolve()) if main and Path(main).is_file() else ""
-    check_text(name, "name", LABEL_MAX)
+    return {"path": script, "args": json.dumps(sys.argv[1:]), "cwd": os.getcwd(), "profile": profile,
+            "warmup": warmup, "name": name, "causes": _checked_causes()}
+
+
+def _checked_causes() -> str:
     causes = os.environ.get(settings.CAUSES.name, "")
     read_with(causes)  # a cause plug-in that cannot be imported: said now, before the loop trains
-    return {"path": script, "args": json.dumps(sys.argv[1:]), "cwd": os.getcwd(), "profile": profile,
-            "warmup": warmup, "name": name, "causes": causes}
+    return causes
 
 
 def read_with(causes: str) -> None:

@@ -49,6 +49,9 @@ def check(path: str | Path) -> Path:
                           "path") from None
     if stat.S_ISDIR(info.st_mode):
         raise ConfigError(f"{shown(path)} is a folder, not a script.", "path")
+    if script.suffix == ".ipynb":
+        raise ConfigError(f"{shown(path)} is a notebook, not a Python script: rlcore profile {shown(path)} runs it in "
+                          "a Jupyter kernel (the notebook extra: pip install -r requirements-notebook.txt).", "path")
     if not stat.S_ISREG(info.st_mode):
         raise ConfigError(f"{shown(path)} is not a regular file (a device, a pipe or a socket), so it is not read as "
                           "a script.", "path")
