@@ -68,9 +68,8 @@ def profile_cell(cell: str, *, steps: int, warmup: int, name: str = "") -> None:
     known = set(getattr(shell.compile, "_filename_map", {}))
     result = shell.run_cell(cell, store_history=False)
     # The cell's code ran as a nested cell, filed under the next count: it is this cell's (In [N]), said so.
-    names = getattr(shell.compile, "_filename_map", {})
-    for filename in set(names) - known:
-        names[filename] = this_cell
+    for filename in set(getattr(shell.compile, "_filename_map", {})) - known:
+        kernel.ran_below_a_magic(filename, this_cell)
     error = result.error_in_exec or result.error_before_exec
     if error is None:
         run.finish()

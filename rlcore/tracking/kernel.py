@@ -32,6 +32,7 @@ def quiet_native_logs() -> None:
         filtered(python_stderr=False)
 NOTEBOOK_ENV = "RLCORE_NOTEBOOK"  # the notebook the lab runs headless (rlcore profile NB.ipynb) sets it for its kernel
 UNNAMED = "notebook"
+_LINES_ABOVE: dict[str, int] = {}  # a cell's file -> the lines above its code in the cell as shown (%%rlcore's)
 _CELL_OF_COUNT: dict[int, int] = {}  # execution count -> the cell's place in the notebook (0-based), when the lab
 # runs the notebook and says which cell comes next
 
@@ -78,6 +79,20 @@ def notebook_name() -> str:
     """What a notebook's run is called: the notebook's file name, else "notebook" (never ipykernel_launcher.py)."""
     path = notebook_path()
     return Path(path).name if path else UNNAMED
+
+
+def ran_below_a_magic(filename: str, count: int, lines_above: int = 1) -> None:
+    """A cell magic ran the cell's code as a nested cell (``%%rlcore``): its file is the cell ``In [count]``, and
+    its line 1 is the cell's line 2 as the person sees it."""
+    shell = ipython()
+    if shell is not None:
+        shell.compile._filename_map[filename] = count
+        _LINES_ABOVE[filename] = lines_above
+
+
+def line_in_cell(filename: str, line: int) -> int:
+    """A line of a cell's code as the person's cell numbers it (the magic's line above counted)."""
+    return line + _LINES_ABOVE.get(filename, 0)
 
 
 def next_cell(index: int) -> None:

@@ -236,8 +236,10 @@ def where_of(step: Step, span: str, seconds: float, most: int = 5) -> tuple[Wher
     if not sites or not steps:
         return ()
     total = sum(s.calls for s in sites) or 1
-    return tuple(Where(shown_path(s.file, s.line, s.code), s.line, s.code, s.calls / steps / step.k,
-                       seconds * s.calls / total,
+    from rlcore.tracking.kernel import line_in_cell
+
+    return tuple(Where(shown_path(s.file, s.line, s.code), line_in_cell(s.file, s.line), s.code,
+                       s.calls / steps / step.k, seconds * s.calls / total,
                        s.function) for s in sites[:most])
 
 
@@ -245,8 +247,10 @@ def line_at(file: str, line: int, function: str = "", calls: float = 0.0, second
     """One line of the person's code, with its source text."""
     import linecache
 
+    from rlcore.tracking.kernel import line_in_cell
+
     code = linecache.getline(file, line).strip()
-    return Where(shown_path(file, line, code), line, code, calls, seconds, function)
+    return Where(shown_path(file, line, code), line_in_cell(file, line), code, calls, seconds, function)
 
 
 def shown_path(file: str, line: int = 0, code: str = "") -> str:
