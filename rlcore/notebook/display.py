@@ -109,15 +109,16 @@ def chart(store: Store, run: Run) -> Any | None:
     metrics = store.metrics(run.id, [STEPS_PER_S, LOSS])
     if not len(metrics):
         return None
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("steps per second", "loss"))
-    for col, name in ((1, STEPS_PER_S), (2, LOSS)):
+    shown = [(name, title) for name, title in ((STEPS_PER_S, "steps per second"), (LOSS, "loss"))
+             if len(metrics[metrics["name"] == name])]  # a loop that logs no loss has no empty loss chart
+    fig = make_subplots(rows=1, cols=len(shown), subplot_titles=[title for _, title in shown])
+    for col, (name, _) in enumerate(shown, start=1):
         rows = metrics[metrics["name"] == name]
-        if len(rows):
-            fig.add_trace(go.Scatter(x=rows["step"], y=rows["value"], mode="lines+markers", showlegend=False),
-                          row=1, col=col)
-            fig.update_xaxes(title_text="step", row=1, col=col)
-    if len(metrics[metrics["name"] == LOSS]):
-        fig.update_yaxes(type="log", row=1, col=2)
+        fig.add_trace(go.Scatter(x=rows["step"], y=rows["value"], mode="lines+markers", showlegend=False),
+                      row=1, col=col)
+        fig.update_xaxes(title_text="step", row=1, col=col)
+        if name == LOSS:
+            fig.update_yaxes(type="log", row=1, col=col)
     fig.update_layout(height=300, margin={"l": 40, "r": 20, "t": 40, "b": 40}, title=f"run {run.id}: {run.label}")
     return fig
 
@@ -134,4 +135,21 @@ def show(run_id: int, store: Store | None = None) -> None:
     display({"text/plain": text(run), "text/html": page(run)}, raw=True)
     figure = chart(store, run)
     if figure is not None:
-        display(figure)
+        display(chart_bundle(figure), raw=True)
+
+
+_PLOTLY_JS_SENT = False  # this kernel's cells have plotly.js (the first chart carried it)
+
+
+def chart_bundle(figure: Any) -> dict[str, Any]:
+    """The chart for every front end, offline (nothing fetched from a CDN): Plotly's own JSON for a front end that
+    renders it, HTML beside it that carries plotly.js the first time in a kernel (as Plotly's offline notebook mode
+    does; in Colab every time, since each output is a page of its own), and a sentence for plain text."""
+    import json
+
+    global _PLOTLY_JS_SENT
+    embed = kernel.in_colab() or not _PLOTLY_JS_SENT
+    page = figure.to_html(full_html=False, include_plotlyjs=embed, config={"displaylogo": False})
+    _PLOTLY_JS_SENT = True
+    return {"application/vnd.plotly.v1+json": json.loads(figure.to_json()), "text/html": page,
+            "text/plain": "(a chart of its steps per second and loss; a front end that shows HTML draws it)"}

@@ -16,7 +16,9 @@ def decide(step: Step) -> Part | None:
     seconds = step.per(step.numbers.conversion_seconds)
     if seconds < MIN_SECONDS:
         return None
-    return Part("numpy arrays turned into tensors every step", seconds,
+    # The capture counts conversions, not what was converted: a numpy array and a Python number (a learning rate,
+    # an exponent) read the same, so the title names both.
+    return Part("numpy arrays or Python numbers turned into tensors every step", seconds,
                 f"{step.per(step.numbers.conversions):,.0f} convert_to_tensor per step on the Python thread")
 
 
