@@ -153,3 +153,37 @@ def chart_bundle(figure: Any) -> dict[str, Any]:
     _PLOTLY_JS_SENT = True
     return {"application/vnd.plotly.v1+json": json.loads(figure.to_json()), "text/html": page,
             "text/plain": "(a chart of its steps per second and loss; a front end that shows HTML draws it)"}
+
+
+class Progress:
+    """A run's progress in its cell, as one line updated in place (IPython's display handle: no widget library), at
+    most twice a second: its steps, its speed; gone when the run ends (its why takes the place)."""
+
+    EVERY_SECONDS = 0.5
+
+    def __init__(self) -> None:
+        self._handle: Any = None
+        self._shown = 0.0
+
+    def on_start(self, info: Any) -> None:
+        from IPython.display import display
+
+        self._handle = display({"text/plain": "rlcore: starting"}, raw=True, display_id=True)
+
+    def on_record(self, record: Any) -> bool:
+        import time
+
+        now = time.monotonic()
+        if self._handle is not None and now - self._shown >= self.EVERY_SECONDS:
+            self._shown = now
+            rate = record.metrics.get(STEPS_PER_S)
+            said = f"rlcore: {record.step:,} steps" + (f", {rate:,.3g} steps/s" if rate else "")
+            width = min(100, int(record.progress * 100)) if record.progress else 0
+            bar = (f"<progress value='{width}' max='100' style='width:12em'></progress> " if width else "")
+            self._handle.update({"text/plain": said, "text/html": f"<div>{bar}{html.escape(said)}</div>"}, raw=True)
+        return True
+
+    def on_end(self, summary: Any) -> None:
+        if self._handle is not None:
+            self._handle.update({"text/plain": ""}, raw=True)
+

@@ -167,7 +167,13 @@ def init(name: str = "", *, profile: int = 0, warmup: int = 10, home: str | Path
     life = RunLifecycle(StoreSink(store, run_id), grace=None)  # the code decides how to stop
     life.start(card | ({"code": code_card} if code_card else {}), already_running=True)
     life.begin_beating()
-    session = own.start(life.reporter, cfg, str(store.run_dir(run_id) / PROFILE_DIR))
+    reporter = life.reporter
+    if kernel.in_kernel():  # a notebook: its progress as one line in the cell, updated in place
+        from rlcore.contract.reporting import TeeReporter
+        from rlcore.notebook.display import Progress
+
+        reporter = TeeReporter(life.reporter, Progress())
+    session = own.start(reporter, cfg, str(store.run_dir(run_id) / PROFILE_DIR))
     run = OwnRun(session, life=life, run_id=run_id, store=store)
     atexit.register(run._at_exit)
     previous = sys.excepthook
