@@ -16,9 +16,9 @@ from typing import Any
 
 from rlcore.tracking import kernel
 
-USAGE = ("%%rlcore [--steps N] [--warmup N] [--name NAME] profiles the cell; %rlcore why shows "
+USAGE = ("%%rlcore [--steps N] [--warmup N] [--name NAME] [--try-fixes] profiles the cell; %rlcore why shows "
          "the last run's why again; %rlcore runs lists this notebook's runs")
-_RUNS: list[tuple[int, str]] = []  # (run id, store home) of the runs this kernel made, oldest first
+_RUNS: list[tuple[int, str, bool]] = []  # (run id, store home, a fix tried) of this kernel's runs, oldest first
 
 
 class _Parser(argparse.ArgumentParser):
@@ -31,6 +31,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--steps", type=int, default=20, help="training steps to profile after warm-up (0: none)")
     parser.add_argument("--warmup", type=int, default=5, help="training steps before them (they trace, compile)")
     parser.add_argument("--name", default="", help="the run's name (default: the notebook's)")
+    parser.add_argument("--try-fixes", action="store_true",
+                        help="then run the cell again once per fix its causes name that the lab applies without "
+                             "an edit")
     return parser
 
 
@@ -45,24 +48,29 @@ def rlcore_magic(line: str, cell: str | None = None) -> None:
     except ValueError as e:
         print(f"rlcore: {e}")
         return None
-    return profile_cell(cell, steps=args.steps, warmup=args.warmup, name=args.name)
+    run_id = profile_cell(cell, steps=args.steps, warmup=args.warmup, name=args.name)
+    if args.try_fixes and run_id is not None:
+        try_fixes(cell, run_id, name=args.name)
+    return None
 
 
-def profile_cell(cell: str, *, steps: int, warmup: int, name: str = "") -> None:
-    """Run the cell as written under a run of the lab (``rlcore.init``), then its why in the cell."""
-    import rlcore
+def profile_cell(cell: str, *, steps: int, warmup: int, name: str = "", fix: str = "", fix_of: int = 0,
+                 show: bool = True) -> int | None:
+    """Run the cell as written under a run of the lab (``rlcore.init``; ``fix``: with that fix put on), then its
+    why in the cell; the run's id."""
+    from rlcore.runs.own import init  # rlcore.init, with the fix a try puts on
 
     shell = kernel.ipython()
     if shell is None:
         print("rlcore: %%rlcore runs in IPython or a Jupyter kernel.")
-        return
+        return None
     try:
-        run = rlcore.init(name=name, profile=steps, warmup=warmup)
+        run = init(name, profile=steps, warmup=warmup, fix=fix, fix_of=fix_of)
     except ValueError as e:  # a name that is no name, a plug-in that cannot load: one sentence
         print(f"rlcore: {e}")
-        return
+        return None
     if run.id is not None:
-        _RUNS.append((run.id, str(run._store.home) if run._store is not None else ""))
+        _RUNS.append((run.id, str(run._store.home) if run._store is not None else "", bool(fix)))
     # The cell is In [N]: the execution count moved past it as it began (IPython counts a stored cell first).
     this_cell = shell.execution_count - 1
     known = set(getattr(shell.compile, "_filename_map", {}))
@@ -72,11 +80,36 @@ def profile_cell(cell: str, *, steps: int, warmup: int, name: str = "") -> None:
         kernel.ran_below_a_magic(filename, this_cell)
     error = result.error_in_exec or result.error_before_exec
     if error is None:
-        run.finish()
+        run.finish(show=show)
     elif isinstance(error, KeyboardInterrupt):
-        run.finish("cancelled", "interrupted (the kernel's stop button)")
+        run.finish("cancelled", "interrupted (the kernel's stop button)", show=show)
     else:
-        run.finish("failed", f"In [{this_cell}]: {type(error).__name__}: {error}"[:500])
+        run.finish("failed", f"In [{this_cell}]: {type(error).__name__}: {error}"[:500], show=show)
+    return run.id
+
+
+def try_fixes(cell: str, run_id: int, *, name: str = "") -> None:
+    """The cell run again once per fix its run's causes name that the lab applies without an edit (its patches on
+    for that run only), each a run linked to the first; then what each measured beside it. Run again in the same
+    kernel: a cell that depends on state it changes (a model it trains further) is measured as it then is."""
+    from IPython.display import display
+
+    from rlcore.runs import history
+    from rlcore.runs.store import Store
+
+    store = Store(next((home for i, home, _ in _RUNS if i == run_id), None) or None)
+    run = store.get_run(run_id)
+    profile = run.summary.profile if run is not None and run.summary is not None else None
+    names = list(dict.fromkeys(f.try_fix for f in (profile.findings if profile is not None else ()) if f.try_fix))
+    if not names:
+        print("rlcore: no fix to try without an edit: the changes named above need one in the code.")
+        return
+    for fix in names:
+        print(f"rlcore: trying {fix} on run {run_id}'s cell ...")
+        profile_cell(cell, steps=0, warmup=0, name=f"{run.label} + {fix}"[:200], fix=fix, fix_of=run_id, show=False)
+    tries = history.tries_of(store, run)
+    said = ["Tried, the same cell with one change each:", *(f"  {line}" for line in history.tries_sentence(tries))]
+    display({"text/plain": "\n".join(said)}, raw=True)
 
 
 def _line(line: str) -> None:
@@ -88,7 +121,7 @@ def _line(line: str) -> None:
         from rlcore.notebook import display
         from rlcore.runs.store import Store
 
-        run_id, home = _RUNS[-1]
+        run_id, home = next(((i, h) for i, h, tried in reversed(_RUNS) if not tried), _RUNS[-1][:2])
         display.show(run_id, Store(home or None))
         return
     if word == "runs":
@@ -105,7 +138,7 @@ def _runs() -> None:
     from rlcore.runs.store import Store
 
     store = Store(_RUNS[-1][1] if _RUNS else None)
-    mine = {run_id for run_id, _ in _RUNS}
+    mine = {run_id for run_id, _, _ in _RUNS}
     name = kernel.notebook_name()
     runs = [r for r in store.list_runs() if r.id in mine or (name != kernel.UNNAMED and r.label == name)]
     if not runs:

@@ -144,8 +144,11 @@ def _ended_by(kind: type[BaseException], error: BaseException | None) -> tuple[s
     return RunStatus.FAILED, f"{kind.__name__}: {error}" if str(error) else kind.__name__
 
 
-def init(name: str = "", *, profile: int = 0, warmup: int = 10, home: str | Path | None = None) -> OwnRun:
-    """Start a run of this process's own training (or join the one ``rlcore profile`` started for it)."""
+def init(name: str = "", *, profile: int = 0, warmup: int = 10, home: str | Path | None = None,
+         fix: str = "", fix_of: int = 0) -> OwnRun:
+    """Start a run of this process's own training (or join the one ``rlcore profile`` started for it); ``fix``
+    (with ``fix_of``, the run it is tried on): a fix the lab applies without an edit, put on for this run only
+    (a notebook's cell run again with it)."""
     for raised in list(_OPEN_FITS):  # a fit that raised and was caught: its run ended then, failed
         _OPEN_FITS.discard(raised)
         raised.finish(RunStatus.FAILED, FIT_RAISED)
@@ -157,7 +160,8 @@ def init(name: str = "", *, profile: int = 0, warmup: int = 10, home: str | Path
     joined = own.joined()
     if joined is not None:
         return OwnRun(joined)
-    cfg = code.make_config(own.config_of_this_process(name, profile, warmup))
+    cfg = code.make_config(own.config_of_this_process(name, profile, warmup)
+                           | ({"fix": fix, "fix_of": fix_of} if fix else {}))
     store = Store(home)
     run_id = service.create_run(store, code.kind, cfg, own.label(cfg), running_pid=os.getpid())
     from rlcore.tracking.machine import card_for

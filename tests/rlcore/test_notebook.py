@@ -71,7 +71,8 @@ def lab_notebook(tmp_path_factory) -> dict:
     """One kernel, one TensorFlow start: every cell of the lab's notebook run in order, as a person would."""
     folder = tmp_path_factory.mktemp("notebook")
     cells = ["%load_ext rlcore", SETUP, EAGER, RETRACE, RETRACING, FIT, _seed_cell(), "%rlcore runs", "%rlcore why",
-             INIT, CALLBACK, "%%rlcore --steps -3\npass"]
+             INIT, CALLBACK, FIT.replace("%%rlcore --steps 5 --warmup 3", "%%rlcore --steps 5 --warmup 3 --try-fixes"),
+             "%%rlcore --steps -3\npass"]
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [nbformat.v4.new_code_cell(c) for c in cells]
     saved = {k: os.environ.get(k) for k in ("RLCORE_HOME", "JPY_SESSION_NAME")}
@@ -147,10 +148,22 @@ def test_init_and_the_callback_in_a_kernel_are_named_after_the_notebook_with_the
         assert run.summary.profile is not None and run.summary.profile.ok and run.summary.profile.findings
 
 
+def test_try_fixes_runs_the_cell_again_once_per_fix_its_causes_name_each_a_run_linked_to_the_first(lab_notebook):
+    run, text = _run_of(lab_notebook, 11)
+    fixes = list(dict.fromkeys(f.try_fix for f in run.summary.profile.findings if f.try_fix))
+    tried = [r for r in lab_notebook["runs"] if r.config.get("fix_of") == run.id]
+    assert [r.config["fix"] for r in tried] == fixes, (fixes, text[-2000:])
+    if fixes:  # each measured beside the first, as the Why panel's "Tried" table shows them
+        assert all(r.status == "done" and r.label == f"lab.ipynb + {r.config['fix']}" for r in tried)
+        assert "Tried, the same cell with one change each:" in text and f"(run {tried[0].id})" in text
+    else:
+        assert "no fix to try without an edit" in text
+
+
 def test_bad_flags_are_one_sentence_and_no_cell_output_holds_a_c_plus_plus_log_line(lab_notebook):
-    said = _texts(lab_notebook["cells"][11])
+    said = _texts(lab_notebook["cells"][12])
     assert said.startswith("rlcore: --steps and --warmup are counts") and "Traceback" not in said
-    assert len(lab_notebook["runs"]) == 6  # the bad flags made no run
+    assert len([r for r in lab_notebook["runs"] if not r.config.get("fix_of")]) == 7  # the bad flags made none
     for index, cell in enumerate(lab_notebook["cells"]):
         for output in cell.get("outputs", []):
             if output.get("output_type") == "stream":
