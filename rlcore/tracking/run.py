@@ -64,7 +64,10 @@ class _Phase:
 
     def __exit__(self, *exc: object) -> None:
         if not self.run.capture.excluding:  # a profiled step is no part of the run's phases
-            self.run.phase_seconds[self.name] += self.run.clock() - self.started
+            elapsed = self.run.clock() - self.started
+            self.run.phase_seconds[self.name] += elapsed
+            in_step = self.run.step_phase_seconds  # this step's, taken back if it turns out to have compiled
+            in_step[self.name] = in_step.get(self.name, 0.0) + elapsed
 
 
 class _Step:
@@ -104,6 +107,7 @@ class TrainingRun:
         self.window = LossWindow(rate_key)
         self.capture = capture.window(profile, start=profile_after, logdir=profile_dir)
         self.phase_seconds: dict[str, float] = {}
+        self.step_phase_seconds: dict[str, float] = {}  # the phases of the step under way
         self._phases: dict[str, _Phase] = {}
         self.steps = 0  # units of work done
         self.compile_steps = 0  # of them, done inside steps that compiled (not timed)
@@ -240,6 +244,7 @@ class TrainingRun:
         """A step begins (the profile window may open here, and its step marker)."""
         self.capture.begin()
         self._step_open = True
+        self.step_phase_seconds = {}
         self._step_started = self.clock()
 
     @property
@@ -258,6 +263,8 @@ class TrainingRun:
         if compiles and not profiled:
             self.compile_seconds += elapsed
             self.compile_steps += units
+            for name, seconds in self.step_phase_seconds.items():  # a compiling step is no part of the phases
+                self.phase_seconds[name] -= seconds
         return self.tick() if report else not self.stopped
 
     def step(self, units: int = 1, *, compiles: bool = False, report: bool = True) -> _Step:

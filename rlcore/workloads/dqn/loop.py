@@ -39,6 +39,10 @@ class TrainResult:
     profile: dict[str, Any] | None = None  # what TensorFlow's profiler saw in the profiled window (tracking.profiling)
     system: dict[str, Any] | None = None  # what the machine did meanwhile (tracking.system_metrics)
     agent: Any = field(default=None, repr=False)  # has .online (the Q-network) and .q_values
+    # The move whose training call was the first: a compiled style's graph is set up then (TensorFlow optimizes and
+    # builds its executor at a concrete function's first call), so it is timed apart and left out of the speed, in
+    # every style alike (a short run's speed is its steady state, not its set-up).
+    first_train_call_seconds: float = 0.0
 
     def summary(self) -> dict[str, Any]:
         """JSON-ready record of the run (everything but the agent)."""
@@ -101,12 +105,14 @@ def train_book_loop(cfg: DQNConfig, learner: BookLearner, reporter: Reporter | N
         return run.emit({WIN_RATE: win_rate} if win_rate is not None else None, phase=phase)
 
     run.start(TRAINING)
+    trained = False
     while games < cfg.epochs and not run.stopped:
         with run.phase("env"):
             env.reset()
             s1 = learner.state(env)
         for _ in range(cfg.max_moves):
-            with run.step(report=False):  # reports between moves of a game that goes on, as the book's loop prints
+            step = run.step(report=False)  # reports between moves of a game that goes on, as the book's loop prints
+            with step:
                 with run.phase("act"):
                     action = learner.act(s1)
                 with run.phase("env"):
@@ -121,6 +127,8 @@ def train_book_loop(cfg: DQNConfig, learner: BookLearner, reporter: Reporter | N
                         loss = learner.learn(batch)
                         run.add_loss(loss)
                         last_losses.append(loss)
+                    if not trained:  # the first training call sets its graph up: timed apart (see TrainResult)
+                        step.compiles = trained = True
                     if (run.steps + 1) % cfg.sync_every == 0:  # this move's number: the run counts it at its end
                         with run.phase("sync"):
                             learner.sync()
@@ -143,6 +151,7 @@ def train_book_loop(cfg: DQNConfig, learner: BookLearner, reporter: Reporter | N
         steps_per_second=run.steps_per_second, win_rate=win_rate,
         final_loss=float(np.mean([float(x) for x in last_losses])) if last_losses else None,
         phase_seconds=dict(run.phase_seconds), eval_seconds=run.off_clock_seconds, stopped_early=run.stopped,
-        win_rate_history=history, profile=profile, agent=learner.agent)
+        win_rate_history=history, profile=profile, agent=learner.agent,
+        first_train_call_seconds=run.compile_seconds)
     result.system = run.finish(result.summary()).get("system")
     return result

@@ -118,6 +118,10 @@ class Agent:
             # which costs more than the train step itself on a small CPU (see the README).
             self._train = self.train_fn.get_concrete_function()
             self._greedy = self.greedy_fn.get_concrete_function()
+            # A concrete function sets its graph up (optimized, its executor built) at its first call: the greedy
+            # one is called once here, before the run's clock starts (it changes nothing); the training one cannot
+            # be (it would train), so the loop times its first call apart.
+            self._greedy(tf.zeros([1, STATES.shape[1]], STATES.dtype))
         # The win-rate test is not what is being compared, so it always runs compiled.
         self.q_values_fn = tf.function(lambda s: self.online(s, training=False), input_signature=[STATES])
 
