@@ -84,12 +84,14 @@ def read(path: str | Path) -> Any:
 def execute(path: str | Path, *, steps: int, warmup: int, name: str = "", timeout: float | None = 600,
             write_to: Path | None = None) -> Executed:
     """Run every code cell of the notebook in a fresh kernel (in the notebook's folder) under one run of the lab."""
-    from jupyter_core.utils import run_sync
-    from nbclient import NotebookClient
-    from nbclient.exceptions import DeadKernelError
-
     path = Path(path).resolve()
     notebook = read(path)
+    try:
+        from jupyter_core.utils import run_sync
+        from nbclient import NotebookClient
+        from nbclient.exceptions import DeadKernelError
+    except ImportError:
+        raise NotebookError(f"Running a notebook needs the notebook extra: {INSTALL}.") from None
     os.environ[kernel.NOTEBOOK_ENV] = str(path)  # the kernel inherits it: its run and cells are the notebook's
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     client = NotebookClient(notebook, timeout=timeout, kernel_name="python3",

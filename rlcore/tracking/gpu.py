@@ -25,8 +25,8 @@ COPY_SOURCE = ("Wu et al., DualPath (arXiv 2602.21548), §5.2: \"submitting a si
 
 def estimate(n: Any, *, steps_per_marker: int = 1, facts: StepFacts | Mapping[str, Any] | None = None) -> GpuEstimate:
     """The estimate for a capture's numbers (``xplane.StepNumbers``), per training step, held against the CPU step
-    as the machine runs it with the least interference: the least of the window's quicker steps (their lower
-    quartile) and the process's own CPU time in a step, so a machine busy with other work does not turn the answer
+    as the machine runs it with the least interference: the least of the window's quickest step and the process's
+    own CPU time in a step, so a machine busy with other work does not turn the answer
     (a loaded CPU step is longer, a GPU's launches are not; on one shared core every step is longer, but not the
     CPU time it gets)."""
     facts = StepFacts.of(facts)
@@ -39,7 +39,7 @@ def estimate(n: Any, *, steps_per_marker: int = 1, facts: StepFacts | Mapping[st
     high = launches * LAUNCH_SECONDS[1] + copies * COPY_SECONDS[1]
     step = n.step_seconds / k
     cpu = facts.cpu_seconds_per_marker
-    bases = {"": step, "the window's quicker steps, their lower quartile": n.quiet_step_seconds / k or step,
+    bases = {"": step, "the window's quickest step": n.quiet_step_seconds / k or step,
              "the process's own CPU time in a step": cpu / k or step}
     basis = min(bases, key=lambda name: bases[name])
     xla = n.xla_ops > 0 or facts.compiled_with_xla

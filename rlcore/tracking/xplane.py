@@ -18,7 +18,6 @@ import bisect
 import dataclasses
 import json
 import re
-import statistics
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -66,8 +65,10 @@ class StepNumbers:
     input_seconds: float = 0.0
     functions: dict[str, list[float]] = dataclasses.field(default_factory=dict)
     conversions: float = 0.0  # numpy (or Python values) turned into tensors, per step
-    # The lower quartile of the steps' own times: the step as the machine runs it with the least interference
-    # (another process sharing the cores lengthens some steps, rarely all), which a GPU estimate is held against.
+    # The quickest step's own time: the step as the machine runs it with the least interference. A scheduler gives
+    # a process runs of milliseconds, so on a busy machine some steps still run whole, while most are lengthened
+    # (beside four busy processes and a test suite on two cores the lower quartile stretched a 0.9 ms step past
+    # 2 ms). What a GPU estimate, and the part no rule explains, are held against.
     quiet_step_seconds: float = 0.0
     # The Python tf.data's own threads ran per step (a generator, a py_function or numpy_function map: PyFunc ops).
     # It overlaps the step; only the wait (``input_seconds``) is the step's own time.
@@ -97,7 +98,7 @@ def read_capture(path: str | Path, *, any_capture: bool = False, data: Any = Non
     waited = _covered(python_waits + _compiled_waits(host, inside))  # inside TensorFlow's calls: not dispatch
     input_seconds = waited / steps
     durations = [end - start for start, end in windows]
-    quiet = statistics.quantiles(durations, n=4)[0] if len(durations) >= 4 else min(durations)
+    quiet = min(durations)
     return StepNumbers(
         spans=spans, eager_by_type=eager_by_type, input_seconds=input_seconds, functions=functions,
         conversions=conversions, quiet_step_seconds=quiet,

@@ -182,16 +182,19 @@ def _per_step_causes(document: dict) -> list[str]:
     return [f["cause"] for f in document["profile"]["findings"] if f["cause"] != "compile-bound" and f["share"] >= 0.1]
 
 
-def test_the_seed_s_script_and_a_naive_port_read_the_same_with_four_busy_processes_beside_them(quiet, tmp_path):
+def test_the_seed_s_script_and_a_naive_port_read_the_same_with_busy_processes_beside_them(quiet, tmp_path):
     """The verdict follows the code, not the machine's load: the same bound and the same causes in the same order
-    on a quiet machine and with four CPU-busy processes beside it on this 2-core machine (this test makes them, and
-    stops them)."""
+    on a quiet machine and with CPU-busy processes beside it on this 2-core machine, four beside the seed's script,
+    two beside the port (this test makes them, and stops them)."""
     from devtools.load import busy
 
     script, args, flags = PORT
+    # The seed's HJB (its GPU estimate: issue 50) beside four; the slower port beside two (four beside it for its
+    # whole run slowed the other test process's browser tests past their bounds).
     with busy(4):
-        loaded = [profile(tmp_path, quiet["seed_path"], *SEED[0], flags=SEED[1]),
-                  profile(tmp_path, script, *args, flags=flags)]
+        loaded = [profile(tmp_path, quiet["seed_path"], *SEED[0], flags=SEED[1])]
+    with busy(2):
+        loaded.append(profile(tmp_path, script, *args, flags=flags))
     for a, b in zip((quiet["seed"], quiet["port"]), loaded, strict=True):
         assert (a["profile"]["verdict"], _per_step_causes(a)) == (b["profile"]["verdict"], _per_step_causes(b))
         for document in (a, b):  # a GPU step would pay more in launches than this CPU step takes: quiet or not

@@ -120,10 +120,15 @@ def test_the_magic_names_a_retrace_by_a_python_value_at_its_call(lab_notebook):
     assert any(w.file == "In [5]" for w in retrace.where), retrace.where  # the call in the cell, by its In [N]
 
 
-def test_the_magic_finds_model_fit_s_batches(lab_notebook):
+def test_the_magic_finds_model_fit_s_batches_and_names_keras_s_work_per_batch_at_the_cell_s_lines(lab_notebook):
+    """A small model fit batch by batch: Keras's own work around each batch leads (steps_per_execution, its fix),
+    at the cell's own lines."""
     run, text = _run_of(lab_notebook, 5)
     assert run.status == "done" and run.summary.steps >= 30, text[-2000:]  # 40 batches: warm-up, window, the rest
-    assert run.summary.profile is not None and run.summary.profile.ok, text[-2000:]
+    lead = run.summary.profile.leading
+    assert lead.cause == "keras-overhead" and lead.try_fix == "steps_per_execution", text[-2000:]
+    assert lead.where and all(w.file == "In [6]" for w in lead.where), lead.where
+    assert "In [6], line " in text
 
 
 def test_the_seed_s_hjb_code_pasted_into_a_cell_reads_as_the_script_does(lab_notebook):
@@ -155,7 +160,7 @@ def test_try_fixes_runs_the_cell_again_once_per_fix_its_causes_name_each_a_run_l
     assert [r.config["fix"] for r in tried] == fixes, (fixes, text[-2000:])
     if fixes:  # each measured beside the first, as the Why panel's "Tried" table shows them
         assert all(r.status == "done" and r.label == f"lab.ipynb + {r.config['fix']}" for r in tried)
-        assert "Tried, the same cell with one change each:" in text and f"(run {tried[0].id})" in text
+        assert "Tried, the same cell with one change each:" in text and f"run {tried[0].id}" in text
     else:
         assert "no fix to try without an edit" in text
 
@@ -245,3 +250,17 @@ def test_the_link_is_given_only_where_the_person_s_browser_can_reach_it(monkeypa
     monkeypatch.delitem(sys.modules, "google.colab")
     monkeypatch.setenv("JUPYTERHUB_USER", "someone")
     assert "http" not in display.where_to_see(run)
+
+
+def test_without_the_notebook_extra_a_notebook_is_one_sentence_naming_what_to_install(tmp_path):
+    hidden = tmp_path / "hidden"
+    (hidden / "nbformat").mkdir(parents=True)
+    (hidden / "nbformat" / "__init__.py").write_text("raise ImportError('not installed')\n")
+    (tmp_path / "walk.ipynb").write_text("{}")
+    env = os.environ | {"RLCORE_HOME": str(tmp_path / "home"), "PYTHONPATH": f"{hidden}:{Path.cwd()}"}
+    done = subprocess.run([sys.executable, "-m", "rlcore", "profile", str(tmp_path / "walk.ipynb")],
+                          capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.strip() == (
+        "error: Running a notebook needs the notebook extra: pip install -r requirements-notebook.txt.")
+    assert not (tmp_path / "home").exists()
+

@@ -65,9 +65,10 @@ def test_graph_style_makes_function_calls_and_launches_almost_nothing_eagerly(tm
     assert p.eager_ops_per_step < 10  # only the environment's arrays turned into tensors
     assert p.graph_ops_per_step > 50 and p.verdict != Cause.LAUNCH
     # The profiled window is left out of the speed: the run's steps are all counted, its timed ones are fewer.
-    # (and so are the few after it in which the lines of the code are counted)
-    assert graph.steps_per_second * graph.train_seconds == pytest.approx(graph.steps - 10 - capture.WHERE_STEPS,
-                                                                         rel=1e-6)
+    # (and so are the few after it in which the lines of the code are counted, and the move of the first training
+    # call, which sets its graph up: timed apart in every style)
+    assert graph.steps_per_second * graph.train_seconds == pytest.approx(
+        graph.steps - 10 - capture.WHERE_STEPS - 1, rel=1e-6)
 
 
 def test_turbo_runs_its_whole_loop_as_one_compiled_call(tmp_path, monkeypatch):
@@ -232,7 +233,7 @@ def test_the_gpu_estimate_holds_against_the_least_of_the_wall_step_its_quiet_qua
                            xla_ops=0, retraces=0, retraced=(), compute_seconds=1e-3, dispatch_seconds=1e-3,
                            python_seconds=1e-3, conversion_seconds=0.0, top_ops=(), quiet_step_seconds=2.5e-3)
     assert gpu.estimate(n).cpu_step_seconds == pytest.approx(2.5e-3)
-    assert gpu.estimate(n).cpu_basis == "the window's quicker steps, their lower quartile"
+    assert gpu.estimate(n).cpu_basis == "the window's quickest step"
     shared = gpu.estimate(n, facts={"cpu_seconds_per_marker": 1e-3})
     assert shared.cpu_step_seconds == pytest.approx(1e-3) and shared.cpu_basis == "the process's own CPU time in a step"
     assert "(the process's own CPU time in a step)" in profile_text.gpu_sentence(shared)

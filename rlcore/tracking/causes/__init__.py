@@ -183,7 +183,7 @@ class Step:
 
     @property
     def quiet_seconds(self) -> float:
-        """The step as its quicker steps took it (their lower quartile): what a busy machine stretches least (a
+        """The step as its quickest step took it: what a busy machine stretches least (a
         process waiting for a core is in no op's time, so it lands in no part of the step)."""
         quiet = getattr(self.numbers, "quiet_step_seconds", 0.0) / self.k
         return min(quiet, self.seconds) if quiet > 0 else self.seconds
