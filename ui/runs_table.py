@@ -55,6 +55,16 @@ def table_of(table: pd.DataFrame, *, key: str, tick: bool = False, ticked: list[
     return link_table.show(shown, key=key, formats=formatted, tick=tick, ticked=ticked or ())
 
 
+def of_kind(store: Store, kind: str, *, title: str, none_yet: str, key: str) -> None:
+    """A workload page's own runs under their title (a code workload's, the captures'), or a sentence when none."""
+    runs = [r for r in store.list_runs() if r.kind == kind]
+    st.subheader(title)
+    if runs:
+        table_of(views.runs_table(runs), key=key)
+    else:
+        st.caption(none_yet)
+
+
 def linked_ids(known: list[int]) -> list[int]:
     """The runs named by ?runs= (a warning and none when the link is bad)."""
     raw = st.query_params.get("runs")

@@ -16,7 +16,7 @@ from rlcore.contract import workloads
 from rlcore.contract.params import ConfigError
 from rlcore.runs.store import Run, Store
 from rlcore.workloads.capture import KIND
-from ui import access, extras, fmt, queueing, run_view, runs_table, views
+from ui import access, extras, fmt, queueing, run_view, runs_table
 
 UPLOAD_MOST_BYTES = 200 * 2**20  # an upload larger than this is refused (Streamlit's own default limit)
 SUFFIX = ".xplane.pb"
@@ -42,12 +42,8 @@ def page() -> None:
     left.code(MAKE_ONE, language="python")
     right.markdown("**Read it** here, or from a terminal (each read is stored as a run):")
     right.code(COMMANDS, language="bash")
-    runs = [r for r in store.list_runs() if r.kind == KIND]
-    st.subheader("Captures read")
-    if runs:
-        runs_table.table_of(views.runs_table(runs), key="capture_runs")
-    else:
-        st.caption("None yet: open one below, or read one with rlcore why.")
+    runs_table.of_kind(store, KIND, title="Captures read", key="capture_runs",
+                       none_yet="None yet: open one below, or read one with rlcore why.")
     _open(store)
 
 

@@ -16,7 +16,7 @@ from rlcore.contract.params import ConfigError
 from rlcore.runs.store import Run, Store
 from rlcore.workloads.script import KIND
 from rlcore.workloads.script.code import sha256
-from ui import access, extras, fmt, queueing, run_view, runs_table, views
+from ui import access, extras, fmt, queueing, run_view, runs_table
 
 LAB = Path(__file__).resolve().parents[2]
 
@@ -49,12 +49,8 @@ def page() -> None:
                   "that applies gradients, each batch of model.fit (it gets the lab's callback).")
     second.code(INIT, language="python")
     third.code(KERAS, language="python")
-    runs = [r for r in store.list_runs() if r.kind == KIND]
-    st.subheader("Runs of your code")
-    if runs:
-        runs_table.table_of(views.runs_table(runs), key="your_runs")
-    else:
-        st.caption("None yet: run one of the three above, or a script here.")
+    runs_table.of_kind(store, KIND, title="Runs of your code", key="your_runs",
+                       none_yet="None yet: run one of the three above, or a script here.")
     _run_a_script(store)
 
 
