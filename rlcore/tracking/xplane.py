@@ -73,6 +73,13 @@ class StepNumbers:
     # The Python tf.data's own threads ran per step (a generator, a py_function or numpy_function map: PyFunc ops).
     # It overlaps the step; only the wait (``input_seconds``) is the step's own time.
     pipeline_python_seconds: float = 0.0
+    # The step's own time (outside its waits for input) while tf.data's threads ran Python beside it, per step: the
+    # step's Python then waits for the GIL the pipeline holds (Keras's set-up, its logs, the script's own lines). It
+    # is the pipeline's cost, not theirs: it is taken out of ``dispatch_seconds`` and ``python_seconds`` (the part
+    # outside TensorFlow's calls is ``input_held_outside_seconds``) and read by the input rule. Measured from the
+    # timeline (an interval beside an interval), so a busy machine moves it with the parts it is taken from.
+    input_held_seconds: float = 0.0
+    input_held_outside_seconds: float = 0.0
     steps_from: str = LAB_MARKERS  # how the steps were found
 
 
@@ -95,8 +102,15 @@ def read_capture(path: str | Path, *, any_capture: bool = False, data: Any = Non
     top = _ranked(_merged(_framework_ops(path), ops.eager_compute, ops.xla_compute), steps)
     spans, eager_by_type, python_waits, functions, conversions, conversion = _in_the_code_s_words(
         python, inside, steps)
-    waited = _covered(python_waits + _compiled_waits(host, inside))  # inside TensorFlow's calls: not dispatch
+    waits = _union(python_waits + _compiled_waits(host, inside))
+    waited = _covered(waits)  # inside TensorFlow's calls: not dispatch
     input_seconds = waited / steps
+    dispatch = max(0.0, tf_time - compute - waited - ops.python_ops)
+    between = max(0.0, step_total - tf_time)
+    pipeline = _pipeline_python(host)
+    calls = _union([(e.start, e.end) for e in _top_level(python, inside)])
+    held_in_calls = min(dispatch, _covered(_minus(_intersect(pipeline, calls), waits)))
+    held_outside = min(between, _covered(_minus(_intersect(pipeline, windows), calls)))
     durations = [end - start for start, end in windows]
     quiet = min(durations)
     return StepNumbers(
@@ -106,8 +120,9 @@ def read_capture(path: str | Path, *, any_capture: bool = False, data: Any = Non
         eager_ops=ops.eager / steps, function_calls=ops.function_calls / steps, graph_ops=ops.graph / steps,
         xla_ops=ops.xla / steps, retraces=sum(retraced.values()), retraced=tuple(retraced),
         compute_seconds=compute / steps,
-        dispatch_seconds=max(0.0, tf_time - compute - waited - ops.python_ops) / steps,
-        python_seconds=max(0.0, step_total - tf_time) / steps, conversion_seconds=conversion,
+        dispatch_seconds=(dispatch - held_in_calls) / steps,
+        python_seconds=(between - held_outside) / steps, conversion_seconds=conversion,
+        input_held_seconds=(held_in_calls + held_outside) / steps, input_held_outside_seconds=held_outside / steps,
         top_ops=tuple(top), device_kernels=device_kernels / steps, device_busy_seconds=device_busy / steps,
         copy_seconds=copies / steps, gpu=bool(devices), steps_from=steps_from,
         pipeline_python_seconds=ops.pipeline_python / steps)
@@ -340,6 +355,55 @@ def _compiled_waits(host: list[tuple[str, list[_Event]]], inside) -> list[tuple[
     """Inside a compiled step (model.fit, a tf.function that iterates) the wait for input is no event of the
     Python thread: it is the iterator's GetNext, on tf.data's own line."""
     return [(e.start, e.end) for _, events in host for e in events if e.name == COMPILED_WAIT and inside(e)]
+
+
+def _pipeline_python(host: list[tuple[str, list[_Event]]]) -> list[tuple[float, float]]:
+    """When tf.data's threads ran Python: its Python ops (a py_function map's), and each element a generator made
+    (``...::Generator``: the generator's own frame and the conversion of what it yielded, a PyFunc within)."""
+    return _union([(e.start, e.end) for name, events in host if name.startswith(PIPELINE_THREADS) for e in events
+                   if GRAPH_OP.match(e.name) and e.name.rsplit(":", 1)[1] in PYTHON_OPS])
+
+
+def _union(intervals: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Intervals that may overlap as sorted, disjoint ones."""
+    out: list[tuple[float, float]] = []
+    for start, end in sorted(intervals):
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
+
+
+def _intersect(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Where two sorted, disjoint interval lists overlap."""
+    out, i, j = [], 0, 0
+    while i < len(a) and j < len(b):
+        start, end = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if start < end:
+            out.append((start, end))
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def _minus(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The parts of ``a`` outside ``b`` (both sorted and disjoint)."""
+    out, j = [], 0
+    for start, end in a:
+        while j < len(b) and b[j][1] <= start:
+            j += 1
+        k, cursor = j, start
+        while k < len(b) and b[k][0] < end:
+            if b[k][0] > cursor:
+                out.append((cursor, b[k][0]))
+            cursor = max(cursor, b[k][1])
+            k += 1
+        if cursor < end:
+            out.append((cursor, end))
+    return out
 
 
 def _covered(intervals: list[tuple[float, float]]) -> float:

@@ -219,10 +219,13 @@ class Step:
 
     @property
     def outside_seconds(self) -> float:
-        """What no span, function call, input wait, conversion or claimed op holds: eager launches and Python."""
+        """What no span, function call, input wait, conversion or claimed op holds: eager launches and Python (not
+        the part of it that waited for the GIL tf.data's Python held: the input pipeline's)."""
         claimed = sum(self.eager(op)[1] for op in self._claimed)
+        held = self.per(getattr(self.numbers, "input_held_outside_seconds", 0.0))
         return max(0.0, self.seconds - sum(s for _, s in self.spans().values()) - self.functions_seconds
-                   - self.per(self.numbers.input_seconds) - self.per(self.numbers.conversion_seconds) - claimed)
+                   - self.per(self.numbers.input_seconds) - self.per(self.numbers.conversion_seconds) - claimed
+                   - held)
 
     def sites(self, span: str) -> list[Any]:
         return list(self.calls.get(span, []))

@@ -27,11 +27,13 @@ def decide(step: Step) -> Part | None:
                                        ("parallel", maps and all(m.get("parallel") for m in maps))) if on]
     said = ", ".join(ADVICE[w] for w in in_effect)
     # Python run by tf.data's own threads, as measured (a generator, a py_function map): the step waits on it, and
-    # while it runs it holds the GIL the step's own Python (Keras's, the call's set-up) needs: the step pays for it
-    # either way, up to all of the step but its kernels.
-    python_cost = max(waiting, min(ran, step.seconds - step.per(step.numbers.compute_seconds)))
-    ran_text = (f"; tf.data's threads ran {seconds_text(ran)} of Python (PyFunc) a step, holding the GIL the "
-                "step's own Python needs" if ran else "")
+    # while it runs beside the step it holds the GIL the step's own Python needs (Keras's set-up, its logs): that time
+    # is measured on the timeline (``input_held_seconds``, taken out of the set-up and the Python it stretched), so
+    # the pipeline's part is what it cost the step, on a quiet machine as on a busy one.
+    held = step.per(step.numbers.input_held_seconds)
+    python_cost = min(waiting + held, max(waiting, step.seconds - step.per(step.numbers.compute_seconds)))
+    ran_text = (f"; tf.data's threads ran {seconds_text(ran)} of Python (PyFunc) a step, holding the GIL the step's "
+                f"own Python needs ({seconds_text(held)} of the step's own work ran beside it)" if ran else "")
     evidence = f"the step waits {seconds_text(waiting)} for its next batch (IteratorGetNext){ran_text}"
     if generators:
         return _generator(generators[0], python_cost, evidence)
