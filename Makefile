@@ -6,8 +6,9 @@ PORT ?= 8501
 # 127.0.0.1: only this machine, whose user operates. HOST=0.0.0.0 shares it on the network, where everyone is a
 # viewer until they sign in as operator (README, "Sharing the lab").
 HOST ?= 127.0.0.1
-# Test processes (pytest-xdist; each file stays in one): most tests wait on workers, servers and browsers.
-TEST_WORKERS ?= 2
+# Test processes (pytest-xdist; each file stays in one): most tests wait on workers, servers and browsers, so three
+# on 2 cores finish sooner than two (docs/suite.md: 20 min against 24-26 the same evening).
+TEST_WORKERS ?= 3
 export TF_CPP_MIN_LOG_LEVEL ?= 2
 
 .PHONY: run test test-loaded venv venv-dev lint format bench clean
