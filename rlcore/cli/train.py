@@ -20,7 +20,7 @@ from rlcore.cli.common import (
     printable,
     writable_path,
 )
-from rlcore.contract import profile_text, workloads
+from rlcore.contract import profile_text, settings, workloads
 from rlcore.contract.params import LABEL_MAX, ConfigError, check_text, style_of
 from rlcore.contract.profile import Profile
 from rlcore.contract.reporting import STEPS_PER_S, TRAINING, Record, RunInfo
@@ -76,7 +76,20 @@ class TqdmReporter:
             self.bar.close()
 
 
-PROGRESS_SECONDS = 10.0  # how often a terminal hears how a script run goes
+def progress_seconds() -> float:
+    """How often a terminal hears how a script run goes (``RLCORE_PROGRESS_SECONDS``); a value that is no positive
+    number is said once and the default kept."""
+    text = settings.PROGRESS_SECONDS.text()
+    try:
+        every = float(text)
+    except ValueError:
+        every = -1.0
+    if every > 0 and every == every and every != float("inf"):
+        return every
+    default = float(settings.PROGRESS_SECONDS.default)
+    print(f"rlcore: {settings.PROGRESS_SECONDS.name} must be a number of seconds above 0, not {text[:40]!r}: "
+          f"progress every {default:g} s.", file=sys.stderr, flush=True)
+    return default
 
 
 class StatusLines:
@@ -84,8 +97,9 @@ class StatusLines:
     Keras progress bar above all): the steps and their speed every ``every`` seconds, and the profile's reading.
     Silent when stderr is no terminal (piped, a log file) or the result goes to standard output."""
 
-    def __init__(self, enabled: bool, every: float = PROGRESS_SECONDS) -> None:
-        self.enabled, self.every = enabled, every
+    def __init__(self, enabled: bool, every: float | None = None) -> None:
+        self.enabled = enabled
+        self.every = every if every is not None else (progress_seconds() if enabled else 0.0)
         self._last_line_at = time.monotonic()
         self._phase = ""
 

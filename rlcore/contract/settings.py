@@ -59,6 +59,13 @@ SYSTEM_METRICS = Setting("RLCORE_SYSTEM_METRICS", "1", "0: no sampling of the ma
 VERBOSE = Setting("RLCORE_VERBOSE", "", "1: TensorFlow's own log lines stay on stderr (as --verbose).")
 PROFILE_DIR = Setting("RLCORE_PROFILE_DIR", "", "Where this process keeps a profile's capture (set for a run).")
 RUN_ID = Setting("RLCORE_RUN_ID", "", "The stored run a process trains for (set by the lab for a script's run).")
+NOTEBOOK = Setting("RLCORE_NOTEBOOK", "", "The notebook a kernel runs (`rlcore profile NB.ipynb` sets it for its "
+                   "kernel).")
+NATIVE_LOGS = Setting("RLCORE_NATIVE_LOGS", "", "1: TensorFlow's C++ lines reach a notebook's cells (the lab "
+                      "filters them out of a kernel).")
+PROGRESS_SECONDS = Setting("RLCORE_PROGRESS_SECONDS", "10", "How often a terminal hears how a profiled script goes, "
+                           "in seconds.")
 
 ALL = (HOME, EXECUTOR, EXECUTORS, WORKLOADS, CAUSES, VIEWS, RAY_ADDRESS, RAY_SLOT, OPERATOR_HASH, OPERATORS,
-       ALLOWED_HOSTS, BEHIND_PROXY, VIEWERS_DOWNLOAD_MODELS, SYSTEM_METRICS, VERBOSE, PROFILE_DIR, RUN_ID)
+       ALLOWED_HOSTS, BEHIND_PROXY, VIEWERS_DOWNLOAD_MODELS, SYSTEM_METRICS, VERBOSE, PROFILE_DIR, RUN_ID,
+       NOTEBOOK, NATIVE_LOGS, PROGRESS_SECONDS)

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-NATIVE_LOGS_ENV = "RLCORE_NATIVE_LOGS"  # 1: TensorFlow's and the profiler's C++ lines reach the cell (asked for)
+from rlcore.contract import settings
 
 
 def quiet_native_logs() -> None:
@@ -27,10 +27,10 @@ def quiet_native_logs() -> None:
     now on, unless asked for (``RLCORE_NATIVE_LOGS=1``); Python's own stderr is the kernel's stream and still shows."""
     from rlcore.tracking.machine import quiet_native_logs as filtered
 
-    if in_kernel() and os.environ.get(NATIVE_LOGS_ENV) != "1":
+    if in_kernel() and not settings.NATIVE_LOGS.flag():
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # read when TensorFlow starts, if it has not yet
         filtered(python_stderr=False)
-NOTEBOOK_ENV = "RLCORE_NOTEBOOK"  # the notebook the lab runs headless (rlcore profile NB.ipynb) sets it for its kernel
+NOTEBOOK_ENV = settings.NOTEBOOK.name  # the lab's headless run (rlcore profile NB.ipynb) sets it for its kernel
 UNNAMED = "notebook"
 _LINES_ABOVE: dict[str, int] = {}  # a cell's file -> the lines above its code in the cell as shown (%%rlcore's)
 _CELL_OF_COUNT: dict[int, int] = {}  # execution count -> the cell's place in the notebook (0-based), when the lab
@@ -68,7 +68,7 @@ def in_colab() -> bool:
 def notebook_path() -> str:
     """The notebook this kernel runs, as far as it is told: the lab's own headless run, Jupyter's server
     (``JPY_SESSION_NAME``), VS Code (``__vsc_ipynb_file__``); "" when nothing says."""
-    said = os.environ.get(NOTEBOOK_ENV) or os.environ.get("JPY_SESSION_NAME") or ""
+    said = settings.NOTEBOOK.text() or os.environ.get("JPY_SESSION_NAME") or ""
     shell = ipython()
     if not said and shell is not None:
         said = str(shell.user_ns.get("__vsc_ipynb_file__") or shell.user_ns.get("__session__") or "")

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from test_hardening import env_for, script
 
 RETRACING_SLOWLY = """
@@ -28,15 +29,15 @@ RETRACING_SLOWLY = """
 
     for i in range(int(sys.argv[1])):
         step(tf.constant(1.0), 0.01 + i * 1e-4)  # a new Python float every call: a trace, and TensorFlow's warning
-        time.sleep(0.1)                          # 110 of them last over ten seconds on any machine
+        time.sleep(0.1)                          # 30 of them last over three seconds on any machine
 """
 
 
-def on_a_terminal(tmp_path: Path, *args: str) -> str:
+def on_a_terminal(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> str:
     """`rlcore ARGS` with its stderr on a pseudo-terminal (as a person's shell gives it); what it wrote there."""
     leader, follower = pty.openpty()
     process = subprocess.Popen([sys.executable, "-m", "rlcore", *args], stdout=subprocess.DEVNULL, stderr=follower,
-                               stdin=subprocess.DEVNULL, env=env_for(tmp_path), cwd=tmp_path)
+                               stdin=subprocess.DEVNULL, env=env_for(tmp_path) | (env or {}), cwd=tmp_path)
     os.close(follower)
     said = b""
     deadline = time.monotonic() + 300
@@ -56,7 +57,9 @@ def on_a_terminal(tmp_path: Path, *args: str) -> str:
 def test_profile_shows_progress_on_a_terminal_and_is_silent_when_piped(tmp_path):
     """Main: a 34 s script ran silent on a terminal; TensorFlow's retracing WARNING reached it without --verbose."""
     path = script(tmp_path, "slow.py", RETRACING_SLOWLY)
-    said = on_a_terminal(tmp_path, "profile", "--steps", "5", "--warmup", "2", str(path), "110")
+    # A line every second (RLCORE_PROGRESS_SECONDS; 10 by default): the script sleeps over three.
+    said = on_a_terminal(tmp_path, "profile", "--steps", "5", "--warmup", "2", str(path), "30",
+                         env={"RLCORE_PROGRESS_SECONDS": "1"})
     assert "training steps so far" in said and "rlcore: reading the profile ..." in said, said
     assert "triggered tf.function retracing" not in said, said
     piped = subprocess.run([sys.executable, "-m", "rlcore", "profile", "--steps", "3", "--warmup", "2", str(path),
@@ -125,3 +128,16 @@ def test_a_run_too_short_for_its_window_says_the_window_that_fits_it_and_that_wi
     assert rlcore(tmp_path, "profile", "--warmup", "3", "--steps", "6", str(path)).returncode == 0
     fitted = max(Store(tmp_path / "home").list_runs(), key=lambda r: r.id)
     assert fitted.summary["profile"].get("error") is None and fitted.summary["profile"]["steps"] >= 1
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-3", "nan", "inf"])
+def test_a_progress_interval_that_is_no_positive_number_is_one_sentence_and_the_default(value, monkeypatch, capsys):
+    from rlcore.cli.train import StatusLines
+
+    monkeypatch.setenv("RLCORE_PROGRESS_SECONDS", value)
+    assert StatusLines(True).every == 10.0
+    said = capsys.readouterr().err
+    assert said == (f"rlcore: RLCORE_PROGRESS_SECONDS must be a number of seconds above 0, not {value!r}: progress "
+                    "every 10 s.\n")
+    monkeypatch.setenv("RLCORE_PROGRESS_SECONDS", "2.5")
+    assert StatusLines(True).every == 2.5 and StatusLines(False).every == 0.0 and not capsys.readouterr().err
