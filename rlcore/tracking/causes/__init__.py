@@ -209,6 +209,11 @@ class Step:
         """A rule takes these eager ops as part of its cause: the rules after it no longer see them."""
         self._claimed.update(op_types)
 
+    @property
+    def claimed_kernel_seconds(self) -> float:
+        """The kernels' seconds per step of the eager ops rules have taken: part of their causes, not arithmetic."""
+        return sum(self.eager(op)[2] for op in self._claimed)
+
     def eager_unclaimed(self) -> list[tuple[str, float, float, float]]:
         """(op type, count, launch seconds, kernel seconds) per step of the eager ops no rule has taken."""
         return [(op, *self.eager(op)) for op in self.numbers.eager_by_type if op not in self._claimed]

@@ -12,7 +12,9 @@ MOST = 0.5  # of the step
 
 def decide(step: Step) -> Part | None:
     per_step = sum(f.seconds_per_step for f in step.found if not f.once_per_run)
-    kernels = step.per(step.numbers.compute_seconds)
+    # The kernels of eager ops a rule took are its cause's (a fit call's MakeIterator and dataset ops are Keras's
+    # set-up, a tensor indexed in a loop is the indexing's), not the arithmetic.
+    kernels = max(0.0, step.per(step.numbers.compute_seconds) - step.claimed_kernel_seconds)
     looped = step.k > 1 or step.facts.steps_per_execution > 1
     if looped:  # a call that loops over steps: the profiler records a loop's costly ops only, the rest is its work
         kernels += step.per(step.numbers.dispatch_seconds)
