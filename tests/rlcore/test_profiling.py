@@ -321,7 +321,7 @@ def test_one_step_stalled_on_a_busy_machine_is_no_wait_for_input_and_a_pipeline_
     a step) read as input-bound 56%; each step's wait is held to the steps' upper quartile."""
     windows = [(0.0, 1.48), (2.0, 11.7), (12.0, 13.59), (14.0, 15.4), (16.0, 17.45)]
     stalled = [(0.1, 0.18), (2.1, 10.5), (12.1, 12.13), (14.1, 14.14), (16.1, 16.25)]
-    assert abs(xplane._steady_wait(stalled, windows) - 0.09) < 1e-9
+    assert abs(xplane._steady(stalled, windows) - 0.09) < 1e-9
     every_step = [(s + 0.1, s + 1.1) for s, _ in windows]
-    assert abs(xplane._steady_wait(every_step, windows) - 1.0) < 1e-9
-    assert xplane._steady_wait([], windows) == 0.0 and xplane._steady_wait(stalled[:1], windows[:1]) > 0.07
+    assert abs(xplane._steady(every_step, windows) - 1.0) < 1e-9
+    assert xplane._steady([], windows) == 0.0 and xplane._steady(stalled[:1], windows[:1]) > 0.07
