@@ -87,6 +87,11 @@ class RunSummary(dict):
         return TriedFix(str(fix.get("name") or ""), str(fix.get("change") or fix.get("name") or ""),
                         int(_number(fix.get("of")) or 0))
 
+    def number(self, key: str) -> float | None:
+        """A workload's own number by its key (a DQN run's first training call), checked as every number here is:
+        what a damaged row holds there (text, a bool) is None."""
+        return _number(self.get(key))
+
     def to_json(self) -> dict[str, Any]:
         return dict(self)
 

@@ -92,7 +92,9 @@ def read_capture(path: str | Path, *, any_capture: bool = False, data: Any = Non
     steps = len(windows)
     inside = _within(windows)
     ops = _ops(python, host, inside)
-    tf_time = sum(e.duration for e in _top_level(python, inside))
+    top_level = list(_top_level(python, inside))
+    tf_time = sum(e.duration for e in top_level)
+    calls = _union([(e.start, e.end) for e in top_level])
     retraced = _retraces(python, inside)
     step_total = sum(end - start for start, end in windows)
     compute = min(ops.compute, tf_time) if tf_time else ops.compute
@@ -109,12 +111,11 @@ def read_capture(path: str | Path, *, any_capture: bool = False, data: Any = Non
     # seconds: the set-up around the step's own calls leaves it out (a callback's launches read as Keras's set-up).
     spanned = _union([(e.start, e.end) for e in python if e.name.startswith(SPAN) and inside(e)])
     in_a_span = _within(spanned)
-    tf_in_spans = _covered(_intersect(_union([(e.start, e.end) for e in _top_level(python, inside)]), spanned))
-    kernels_in_spans = sum(end - start for start, end in ops.kernels if in_a_span(_Span(start, end)))
+    tf_in_spans = _covered(_intersect(calls, spanned))
+    kernels_in_spans = sum(k.duration for k in ops.kernels if in_a_span(k))
     dispatch = max(0.0, (tf_time - tf_in_spans) - max(0.0, compute - kernels_in_spans) - waited - ops.python_ops)
     between = max(0.0, step_total - tf_time)
     pipeline = _pipeline_python(host)
-    calls = _union([(e.start, e.end) for e in _top_level(python, inside)])
     held_in_calls = min(dispatch, _covered(_minus(_intersect(pipeline, calls), waits)))
     held_outside = min(between, _covered(_minus(_intersect(pipeline, windows), calls)))
     durations = [end - start for start, end in windows]
@@ -193,7 +194,7 @@ class _Ops:
     xla_compute: dict[str, float] = dataclasses.field(default_factory=dict)
     pipeline_python: float = 0.0  # Python run as an op on tf.data's threads (a generator, a py_function map)
     python_ops: float = 0.0  # Python run as an op inside the step (a tf.py_function in the training function)
-    kernels: list[tuple[float, float]] = dataclasses.field(default_factory=list)  # each kernel counted in compute
+    kernels: list[_Event] = dataclasses.field(default_factory=list)  # each kernel counted in compute
 
 
 PIPELINE_THREADS = "tf_data"  # tf.data's threads: "tf_data_private_threadpool", "tf_data_iterator_resource", ...
@@ -217,7 +218,7 @@ def _ops(python: list[_Event], host: list[tuple[str, list[_Event]]], inside) -> 
             if op_type in WAIT_OPS:
                 continue  # `for batch in dataset`: the kernel waits for the next batch (input, not arithmetic)
             ops.compute += kernel.duration
-            ops.kernels.append((kernel.start, kernel.end))
+            ops.kernels.append(kernel)
             ops.eager_compute[op_type] = ops.eager_compute.get(op_type, 0.0) + kernel.duration
     for line_name, events in host:
         pipeline = line_name.startswith(PIPELINE_THREADS)
@@ -240,12 +241,12 @@ def _ops(python: list[_Event], host: list[tuple[str, list[_Event]]], inside) -> 
                     continue  # a loop or call holds other ops: counted through them
                 ops.xla += 1
                 ops.compute += e.duration
-                ops.kernels.append((e.start, e.end))
+                ops.kernels.append(e)
                 ops.xla_compute[base] = ops.xla_compute.get(base, 0.0) + e.duration
             elif op_type:
                 ops.graph += 1
                 ops.compute += e.duration
-                ops.kernels.append((e.start, e.end))
+                ops.kernels.append(e)
     return ops
 
 
@@ -274,15 +275,6 @@ class _Event:
         self.duration = float(event.duration_ns) * 1e-9
         self.end = self.start + self.duration
         self.stats = {str(k): str(v) for k, v in dict(event.stats).items()} if event.stats else {}
-
-
-class _Span:
-    """An interval as ``_within`` reads an event."""
-
-    __slots__ = ("end", "start")
-
-    def __init__(self, start: float, end: float) -> None:
-        self.start, self.end = start, end
 
 
 def _within(windows: list[tuple[float, float]]):
@@ -380,8 +372,8 @@ def _compiled_waits(host: list[tuple[str, list[_Event]]], inside) -> list[tuple[
 
 
 def _pipeline_python(host: list[tuple[str, list[_Event]]]) -> list[tuple[float, float]]:
-    """When tf.data's threads ran Python: its Python ops (a py_function map's), and each element a generator made
-    (``...::Generator``: the generator's own frame and the conversion of what it yielded, a PyFunc within)."""
+    """When tf.data's threads ran Python: their Python ops (PyFunc: a generator's elements, a py_function map's
+    calls), as sorted, disjoint intervals."""
     return _union([(e.start, e.end) for name, events in host if name.startswith(PIPELINE_THREADS) for e in events
                    if GRAPH_OP.match(e.name) and e.name.rsplit(":", 1)[1] in PYTHON_OPS])
 

@@ -42,6 +42,16 @@ def test_the_seed_question_against_the_original_names_all_three():
                                                "fix, ran 1.5x the original.")
 
 
+def test_the_fix_s_first_training_call_is_said_apart_and_a_damaged_stored_value_is_not():
+    runs = [_run(1, "naive", 17.0), _run(2, "pytorch", 905.0), _run(3, "graph", 1370.0)]
+    runs[2].summary["first_train_call_seconds"] = 0.174
+    assert views.comparison_sentence(runs).endswith(
+        "graph, the fix, ran 1.5x the original (its first training call, 174 ms of setting its graph up, is timed "
+        "apart from its speed).")
+    runs[2].summary["first_train_call_seconds"] = "abc"  # a damaged row: the sentence stands without it
+    assert views.comparison_sentence(runs).endswith("graph, the fix, ran 1.5x the original.")
+
+
 def test_the_machine_at_a_glance():
     system = {"machine_cores": 2, "run_cpu_cores_mean": 1.04, "run_cpu_cores_max": 1.2, "machine_cpu_cores_mean": 1.3,
               "run_memory_mb_max": 812.0, "gpu_utilization_mean": 0.03}

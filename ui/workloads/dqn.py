@@ -123,7 +123,7 @@ def against_the_original(runs: list[Run], rated: list[tuple[float, Run]], rate: 
     trust = (f" Measured on a shared machine (run{'s' if len(shared) > 1 else ''} {', '.join(map(str, shared))} "
              "trained beside others), so these ratios can be off by far more than this machine's usual 30%: run it "
              "again on a quiet machine to trust them." if shared else "")
-    set_up = float((fast_run.summary or {}).get("first_train_call_seconds") or 0.0)
+    set_up = (summary_of(fast_run.summary) or RunSummary()).number("first_train_call_seconds") or 0.0
     apart = (f" (its first training call, {fmt.seconds(set_up)} of setting its graph up, is timed apart from its "
              "speed)" if set_up >= 0.05 else "")
     return f"{'; '.join(parts)} — {slower}{fix} {shown} the original{apart}.{trust}"
