@@ -34,7 +34,7 @@ st.caption("In the lab's folder, after `make run` or `make test` made its `.venv
 st.code(
     ".venv/bin/python -m rlcore dqn --exec naive --epochs 20   # the seed's port: model.predict per move\n"
     ".venv/bin/python -m rlcore dqn --exec graph               # the book's 5000 games, compiled once\n"
-    ".venv/bin/python -m rlcore dqn --exec turbo               # the whole loop compiled, 512 games at once\n"
+    ".venv/bin/python -m rlcore turbo                          # the whole loop compiled, 512 games at once\n"
     ".venv/bin/python -m rlcore dqn --help                     # every setting, by the styles it applies to\n"
     ".venv/bin/python -m rlcore hjb --preset accurate          # the HJB network against the exact V\n"
     ".venv/bin/python -m rlcore devices                        # what TensorFlow sees on this machine\n"

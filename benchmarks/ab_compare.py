@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CASES = {
     "DQN graph, 1,000 games": ["dqn", "--exec", "graph", "--epochs", "1000", "--eval-every", "0", "--test-games",
                                "100"],
-    "DQN turbo, 1 s": ["dqn", "--exec", "turbo", "--train-seconds", "1", "--test-games", "100"],
+    # turbo's own command since store version 11 (before: dqn --exec turbo); compare checkouts on the same side of it
+    "DQN turbo, 1 s": ["turbo", "--train-seconds", "1", "--test-games", "100"],
     "HJB graph, K=100": ["hjb", "--exec", "graph", "--steps-per-call", "100", "--steps", "30000", "--eval-every", "0"],
     "PyTorch original, 300 games": ["dqn", "--exec", "pytorch", "--epochs", "300", "--eval-every", "0",
                                     "--test-games", "100"],

@@ -1,6 +1,6 @@
 """Turbo against the book loop: win rate per second of training, compile time, env steps/s, in one run.
 
-Every training is a fresh `python -m rlcore dqn --exec turbo ... --json` process, as a user would run it
+Every training is a fresh `python -m rlcore turbo ... --json` process, as a user would run it
 (so compile time includes everything a first call pays). Tables:
   1. win rate (the book's test: 1000 random games, <= 16 moves, noise /10) against training seconds
      0.25 / 0.5 / 1 / 2 / 5, median over --seeds, for the default turbo configuration;
@@ -26,19 +26,24 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-BOOK_HYPERPARAMETERS = {"turbo-hidden1": 150, "turbo-hidden2": 100, "turbo-lr": 1e-3, "turbo-eps-start": 0.3,
-                        "turbo-eps-end": 0.3, "turbo-batch": 200, "turbo-memory": 1000, "turbo-sync": 500,
-                        "turbo-noise": 0.01, "turbo-updates": 1, "turbo-double": "false", "turbo-pit-ends": "false"}
+BOOK_HYPERPARAMETERS = {"hidden1": 150, "hidden2": 100, "lr": 1e-3, "eps-start": 0.3, "eps-end": 0.3, "batch": 200,
+                        "memory": 1000, "sync": 500, "noise": 0.01, "updates": 1, "double": "false",
+                        "pit-ends": "false"}
 
 
 def rlcore_dqn(flags: dict, home: str | None = None) -> dict:
-    """One fresh CLI process. Each gets an empty store (so no XLA cache) unless ``home`` is shared."""
+    """One fresh CLI process (``exec: turbo`` runs the turbo workload, any other the DQN's book loop). Each gets an
+    empty store (so no XLA cache) unless ``home`` is shared."""
+    flags = dict(flags)
+    kind = "turbo" if flags.get("exec") == "turbo" else "dqn"
+    if kind == "turbo":
+        del flags["exec"]
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.json"
         args = [f"--{k}={v}" for k, v in flags.items()]
         env = os.environ | {"TF_CPP_MIN_LOG_LEVEL": "2", "RLCORE_HOME": home or str(Path(tmp) / "home")}
         env.pop("TF_XLA_FLAGS", None)
-        subprocess.run([sys.executable, "-m", "rlcore", "dqn", *args, "--quiet", "--json", str(out)], cwd=ROOT,
+        subprocess.run([sys.executable, "-m", "rlcore", kind, *args, "--quiet", "--json", str(out)], cwd=ROOT,
                        check=True, capture_output=True, env=env)
         return json.loads(out.read_text())
 
@@ -81,7 +86,7 @@ def throughput_table(games: list[int], graph_games: int, seed: int) -> dict:
     print(f"| graph (book loop) | 1 | {graph['steps_per_second']:,.0f} | 1x | - |", flush=True)
     rows = {"graph": graph["steps_per_second"]}
     for n in games:
-        run = rlcore_dqn({"exec": "turbo", "train-seconds": 2, "turbo-games": n, "seed": seed})
+        run = rlcore_dqn({"exec": "turbo", "train-seconds": 2, "games": n, "seed": seed})
         rows[f"turbo {n}"] = run["steps_per_second"]
         print(f"| turbo | {n} | {run['steps_per_second']:,.0f} | {run['steps_per_second'] / rows['graph']:,.0f}x | "
               f"{run['win_rate']:.1%} |", flush=True)

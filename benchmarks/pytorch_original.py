@@ -26,15 +26,17 @@ from rlcore.runs.local import launch
 from rlcore.runs.store import Store
 
 
-def one(store: Store, config: dict) -> dict:
-    run_id = service.create_run(store, "dqn", config)
+def one(store: Store, config: dict, kind: str = "dqn") -> dict:
+    run_id = service.create_run(store, kind, config)
     launch(store, run_id)
     while (run := store.get_run(run_id)).live:
         time.sleep(0.2)
     if run.status != "done":
         raise RuntimeError(f"{config}: {run.status} {run.error}")
-    return {"config": config, "steps_per_second": run.summary["steps_per_second"], "win_rate": run.summary["win_rate"],
-            "train_seconds": run.summary["train_seconds"], "environment": run.environment}
+    return {"config": config, "style": config.get("exec_mode", kind),
+            "steps_per_second": run.summary["steps_per_second"],
+            "win_rate": run.summary["win_rate"], "train_seconds": run.summary["train_seconds"],
+            "environment": run.environment}
 
 
 def main() -> None:
@@ -58,11 +60,11 @@ def main() -> None:
                     print(f"{style} threads={threads} seed={seed}: {r['steps_per_second']:,.1f} env steps/s, win "
                           f"{r['win_rate']:.1%}", file=sys.stderr, flush=True)
         for seed in seeds:
-            results.append(one(store, {"exec_mode": "turbo", "seed": seed}) | {"threads": 0})
+            results.append(one(store, {"seed": seed}, kind="turbo") | {"threads": 0})
             print(f"turbo seed={seed}: {results[-1]['steps_per_second']:,.0f} env steps/s", file=sys.stderr, flush=True)
 
     def median(style: str, threads: int | None = None) -> float:
-        return statistics.median(r["steps_per_second"] for r in results if r["config"]["exec_mode"] == style
+        return statistics.median(r["steps_per_second"] for r in results if r["style"] == style
                                  and (threads is None or r["threads"] == threads))
 
     print(f"\n{args.games:,} games, seeds {args.seeds}, medians; env steps/s (training time only)\n")
@@ -73,7 +75,7 @@ def main() -> None:
         original, graph = median("pytorch", threads), median("graph", threads)
         print(f"| {threads} | {original:,.0f} | {graph:,.0f} | {graph / original:.2f}x | {turbo:,.0f} | "
               f"{turbo / original:,.0f}x |")
-    wins = {s: statistics.median(r["win_rate"] for r in results if r["config"]["exec_mode"] == s)
+    wins = {s: statistics.median(r["win_rate"] for r in results if r["style"] == s)
             for s in ("pytorch", "graph", "turbo")}
     print("\nwin rate, medians: " + ", ".join(f"{s} {w:.1%}" for s, w in wins.items()))
     if args.json:

@@ -32,7 +32,7 @@ ROWS = [
     ("HJB, graph, 1 step per call", "hjb", {"exec_mode": "graph", "steps": 5000, "eval_every": 0, "profile": 50}),
     ("HJB, XLA, 100 steps per call", "hjb", {"exec_mode": "xla", "steps_per_call": 100, "steps": 20_000,
                                              "eval_every": 0, "profile": 500}),
-    ("DQN, turbo (1 s)", "dqn", {"exec_mode": "turbo", "profile": 20}),
+    ("DQN, turbo (1 s)", "turbo", {"profile": 20}),
 ]
 
 

@@ -118,8 +118,8 @@ def main() -> None:
             book = run(store, "dqn", {"epochs": 600, "eval_every": 100, "test_games": 300}, "book loop, 600 games")
             shoot(context, f"{base}/dqn?run={book}", out / "screenshot_dqn_run.png", "Watch the agent play", 2400)
         if "turbo" in wanted:
-            turbo = run(store, "dqn", {"exec_mode": "turbo"}, "turbo, 1 s")
-            shoot(context, f"{base}/dqn?run={turbo}", out / "screenshot_turbo.png", "Watch the agent play", 2400)
+            turbo = run(store, "turbo", {}, "turbo, 1 s")
+            shoot(context, f"{base}/turbo?run={turbo}", out / "screenshot_turbo.png", "Watch the agent play", 2400)
         if "hjb" in wanted:
             hjb = run(store, "hjb", {"steps": 20_000, "eval_every": 2000}, "accurate, 20k steps", preset="accurate")
             shoot(context, f"{base}/hjb?run={hjb}", out / "screenshot_hjb.png", "relative error over k", 2400)

@@ -87,7 +87,7 @@ class Space:
 
 
 def field_of(workload: workloads.Workload, name: str) -> dataclasses.Field:
-    """A config field by any name a user writes: its flag (lr, turbo-lr) or its own (learning_rate); one sentence
+    """A config field by any name a user writes: its flag (lr, train-seconds) or its own (learning_rate); one sentence
     listing the settings when it names none."""
     found = workload.field(name.strip().replace("-", "_"))
     if found is not None:

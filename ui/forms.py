@@ -107,6 +107,20 @@ def unavailable_choices(no_gpu: str | None) -> dict[str, dict[str, str]]:
     return {"device": {"gpu": no_gpu}} if no_gpu else {}
 
 
+def moved_link(workload: workloads.Workload) -> tuple[str, dict[str, str]] | None:
+    """Where a link to this form opens when its values belong to another workload now (``/dqn?exec=turbo&
+    turbo_lr=0.03``, made while turbo was the DQN's style): that workload's kind and the link's values in its names
+    (its label kept); None when the link is this form's."""
+    moved = workload.moved(st.query_params.to_dict())
+    if moved is None or not workloads.WORKLOADS.has(moved.kind):
+        return None
+    fields = {f.name: f for f in dataclasses.fields(workloads.get(moved.kind).config)}
+    params = {url_key(fields[name]): str(value) for name, value in moved.values.items() if name in fields}
+    if "label" in st.query_params:
+        params["label"] = st.query_params["label"]
+    return moved.kind, params
+
+
 def check_link(workload: workloads.Workload, no_gpu: str | None) -> None:
     """Warn once per page visit, one sentence per link value the form's widgets cannot take. Called before any
     widget exists: a bound widget drops a value it cannot take from the URL as it is created."""

@@ -8,7 +8,7 @@ import streamlit as st
 
 from rlcore.contract import workloads
 from rlcore.runs.store import Store, store_error
-from ui import access, extras, fmt, forms, queueing, run_view, share, sidebar
+from ui import access, extras, fmt, forms, queueing, router, run_view, share, sidebar
 
 
 def workload_page(kind: str) -> None:
@@ -19,6 +19,9 @@ def workload_page(kind: str) -> None:
     st.title(workload.title)
     if run_view.show_from_url(store, kind):
         return
+    moved = forms.moved_link(workload)
+    if moved is not None:
+        st.switch_page(router.page_of(moved[0]), query_params=moved[1])
     st.caption(workload.description + (f" {workload.yardstick}" if workload.yardstick else ""))
     no_gpu = sidebar.gpu_reason(sidebar.device_card())
     forms.check_link(workload, no_gpu)

@@ -8,6 +8,7 @@ import dataclasses
 import os
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -69,13 +70,47 @@ def add_config_flags(parser: argparse.ArgumentParser, workload: workloads.Worklo
             meta = f.metadata
             note = "" if group_styles else _style_note(meta.get("styles"))
             default = f.default if f.default != "" else "empty"
-            if isinstance(f.default, bool):  # a switch: --turbo-xla false (on/off read too, as links made before)
+            if isinstance(f.default, bool):  # a switch: --xla false (on/off read too, as links made before)
                 default = "true" if f.default else "false"
             metavar = None if meta.get("choices") else "true|false" if isinstance(f.default, bool) \
                 else label_of(f).upper()
             group.add_argument("--" + label_of(f).replace("_", "-"), dest=f.name, default=None,
                                choices=meta.get("choices"), metavar=metavar,
                                help=f"{meta['help']}{note} (default: {default})")
+
+
+def moved_command(argv: Sequence[str]) -> str | None:
+    """The command that now runs what ``argv`` asked of a workload whose values moved to another (``rlcore dqn
+    --exec turbo --turbo-games 16``, written while turbo was the DQN's style: ``rlcore turbo --games 16``), as one
+    sentence; None when ``argv`` is no such command. Flags that are no setting (``--json``) go along as written."""
+    if not argv or not workloads.WORKLOADS.has(argv[0]):
+        return None
+    workload = workloads.get(argv[0])
+    values: dict[str, str] = {}
+    others: list[str] = []
+    tokens = list(argv[1:])
+    while tokens:
+        token = tokens.pop(0)
+        name, _, value = token[2:].partition("=")
+        f = workload.field(name.replace("-", "_")) if token.startswith("--") else None
+        if f is None and not (token.startswith("--") and name.replace("-", "_").startswith("turbo_")):
+            others.append(token)
+            continue
+        if not value and tokens and not tokens[0].startswith("--"):
+            value = tokens.pop(0)
+        values[f.name if f is not None else name.replace("-", "_")] = value
+    moved = workload.moved(values)
+    if moved is None or not workloads.WORKLOADS.has(moved.kind):
+        return None
+    target = workloads.get(moved.kind)
+    flags = [part for name, value in moved.values.items() if (g := target.field(name)) is not None
+             for part in ("--" + label_of(g).replace("_", "-"), value)]
+    style = {workload.style_field: values.get(workload.style_field)} if workload.style_field else {}
+    left = [label_of(f) if (f := workload.field(name)) is not None else name for name, value in values.items()
+            if name not in style and not getattr(workload.moved(style | {name: value}), "values", None)]
+    command = printable(" ".join(["rlcore", moved.kind, *flags, *others]))[:300]
+    return (f"{moved.kind} is a workload of its own now; the same run: {command}"
+            + (f" (left out, as {moved.kind} never read them: {', '.join(left)})" if left else "") + ".")
 
 
 def given_values(cls: type, args: argparse.Namespace) -> dict[str, Any]:

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 
-from rlcore.cli.common import fail
+from rlcore.cli.common import fail, moved_command
 from rlcore.cli.machine_commands import run_cluster, run_devices, run_operator_hash
 from rlcore.cli.parser import build_parser
 from rlcore.cli.stored import run_runs, run_sweep, run_sweeps
@@ -27,6 +28,9 @@ def main(argv: Sequence[str] | None = None, *, process: bool = False) -> int:
         parser = build_parser()  # it lists the registered workloads: a bad RLCORE_WORKLOADS is one sentence
     except ConfigError as e:
         return fail(str(e))
+    moved = moved_command(sys.argv[1:] if argv is None else argv)
+    if moved is not None:
+        return fail(moved)
     args = parser.parse_args(argv)
     if process and not (getattr(args, "verbose", False) or settings.VERBOSE.text() == "1"):
         quiet_native_logs()  # before TensorFlow is imported: its C++ start-up lines are noise to a user
@@ -40,7 +44,6 @@ def main(argv: Sequence[str] | None = None, *, process: bool = False) -> int:
         return fail(str(e))
     except BrokenPipeError:  # `rlcore runs list | head`: a reader that stopped reading is a normal end
         import os
-        import sys
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit's flush writes nowhere
         return 0

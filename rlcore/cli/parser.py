@@ -98,10 +98,9 @@ def _sweep_commands(sub: Any, kinds: list[str], engines: list[str]) -> None:
         "sweep", help="run a grid or random search over settings x seeds, and say which setting wins",
         description="A sweep is one workload, fixed values (--set), value lists whose product is the grid (--grid), "
                     "ranges drawn --random times (--range), times a list of seeds. Names are the workload's flag "
-                    "names (exec, lr, turbo-lr); values are checked like the flags'. Every member is validated "
+                    "names (exec, lr, batch); values are checked like the flags'. Every member is validated "
                     "before anything is queued. Free-text fields (the bench's batch list) separate values with |.",
-        epilog="example: python -m rlcore sweep dqn --set exec=turbo --grid turbo-lr=3e-3,1e-2,3e-2 "
-               "--grid turbo-games=128,512 --seeds 0,1,2")
+        epilog="example: python -m rlcore sweep turbo --grid lr=3e-3,1e-2,3e-2 --grid games=128,512 --seeds 0,1,2")
     sweep.add_argument("kind", choices=kinds, help="the workload")
     sweep.add_argument("--preset", help="named defaults of the workload (HJB: seed, accurate)")
     sweep.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a fixed value")

@@ -198,6 +198,11 @@ class Workload:
     # Which code a run ran (path, sha256, git commit...), for its environment card; None: the lab's own code.
     code: Callable[[Any], dict[str, Any]] | None = None
     order: int = 100  # its place in menus and lists (lower first); the same order: by kind
+    # Values of this workload's (a stored config, a link's, a sweep's base, by field or flag name) that belong to
+    # another workload now, as that workload's values; None when they are still this workload's. ``moved_at``: the
+    # store schema version that moves stored runs.
+    moved: Callable[[Mapping[str, Any]], Moved | None] = lambda values: None
+    moved_at: int = 0
 
     def make_config(self, values: Mapping[str, Any], preset: str | None = None) -> Any:
         """A validated config from a preset plus plain values (JSON, URL text, CLI), or one ConfigError."""
@@ -237,6 +242,15 @@ class Workload:
             if name == artifact.name or (artifact.name.endswith("/") and name.startswith(artifact.name)):
                 return artifact.kind
         return "model"
+
+
+@dataclass(frozen=True)
+class Moved:
+    """Values that belong to another workload now (a style that became a workload of its own): its kind and the
+    values in its own names. The store moves stored runs with it; a link or a command names the new place."""
+
+    kind: str
+    values: dict[str, Any]
 
 
 COMMON_ARTIFACTS = (Artifact("profile/", "capture", "TensorFlow's profiler capture of the profiled steps"),)

@@ -163,6 +163,51 @@ MIGRATIONS.append(_migrate_v9_values_may_be_missing)
 MIGRATIONS.append("ALTER TABLE runs ADD COLUMN tags TEXT NOT NULL DEFAULT '[]'")  # what people file runs under
 
 
+def _move_runs(db: sqlite3.Connection, version: int) -> None:
+    """Runs and sweeps whose values belong to another workload from this store version (``Workload.moved``: a
+    style that became a workload of its own) change kind and take that workload's values. A sweep moves when its
+    fixed values do and its space does not vary the style (a sweep across both stays; its members move)."""
+    for _, workload in WORKLOADS.items():
+        if workload.moved_at != version:
+            continue
+        for run_id, text in db.execute("SELECT id, config FROM runs WHERE kind = ?", (workload.kind,)).fetchall():
+            moved = workload.moved(_json_object(text))
+            if moved is not None:
+                db.execute("UPDATE runs SET kind = ?, config = ? WHERE id = ?",
+                           (moved.kind, json.dumps(moved.values), run_id))
+        for sweep_id, base_text, space_text in db.execute("SELECT id, base, space FROM sweeps WHERE kind = ?",
+                                                          (workload.kind,)).fetchall():
+            base, space = _json_object(base_text), _json_object(space_text)
+            moved = workload.moved(base)
+            style = {workload.style_field: base.get(workload.style_field)} if workload.style_field else {}
+            parts = {part: workload.moved(style | dict(space.get(part) or {})) for part in ("grid", "ranges")}
+            if moved is None or any(p is None for p in parts.values()):
+                continue
+            space |= {part: p.values for part, p in parts.items()}
+            db.execute("UPDATE sweeps SET kind = ?, base = ?, space = ? WHERE id = ?",
+                       (moved.kind, json.dumps(moved.values), json.dumps(space), sweep_id))
+
+
+def _json_object(text: str | None) -> dict[str, Any]:
+    """A stored JSON object; a hand-damaged value reads as empty (it moves nowhere and stays as it is)."""
+    try:
+        value = json.loads(text or "")
+    except (ValueError, TypeError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+
+def _migrate_v11_styles_moved(db: sqlite3.Connection) -> None:
+    """A style that became a workload of its own (the DQN's turbo): its runs move first, then the configs left
+    behind drop what only it read."""
+    _move_runs(db, 11)
+    _upgrade_configs(db, 11)
+
+
+MIGRATIONS.append(_migrate_v11_styles_moved)
+
+
 class StoreError(RuntimeError):
     """The store cannot do what was asked; the message is one sentence. ``kind`` is read-only, full, damaged,
     missing, busy, newer, forbidden or other."""

@@ -81,14 +81,19 @@ def test_a_fresh_server_s_first_visit_to_any_address_is_the_router_s_page(server
         assert "epochs=66" in page.url, page.url
 
 
-def test_a_switch_is_a_toggle_bound_to_the_link_and_an_old_on_off_link_still_opens(server, browser, home):
-    """turbo's switches are booleans: a toggle, true/false in the link; a link written with on/off before opens
-    with the same setting, and Launch queues a boolean."""
+def test_a_switch_is_a_toggle_bound_to_the_link_and_an_old_turbo_link_still_opens(server, browser, home):
+    """turbo's switches are booleans: a toggle, true/false in the link. A link written while turbo was the DQN's
+    style, with on/off (``/dqn?exec=turbo&turbo_xla=off&turbo_lr=0.03``), opens turbo's own form with the same
+    settings in its names, and Launch queues a turbo run with a boolean."""
     store = Store(home)
-    page = opened(browser, f"{server}/dqn?exec=turbo&turbo_xla=off")
+    page = opened(browser, f"{server}/dqn?exec=turbo&turbo_xla=off&turbo_lr=0.03&label=old")
+    expect(page).to_have_url(re.compile(r"/turbo\?"), timeout=30_000)
+    wait_for_app(page)
+    expect(page.get_by_role("heading", name="Gridworld DQN, turbo")).to_be_visible()
     page.get_by_text("More settings").first.click()
     wait_for_app(page)
-    toggle = page.get_by_test_id("stCheckbox").filter(has_text="turbo xla")
+    expect(page.get_by_label("lr", exact=True)).to_have_value("0.03")
+    toggle = page.get_by_test_id("stCheckbox").filter(has_text="xla")
     switch = toggle.locator("input")
     expect(switch).not_to_be_checked()
     for checked in (True, False):
@@ -99,13 +104,14 @@ def test_a_switch_is_a_toggle_bound_to_the_link_and_an_old_on_off_link_still_ope
             if switch.is_checked() == checked:
                 break
         expect(switch).to_be_checked(checked=checked)
-    expect(page).to_have_url(re.compile(r"[?&]turbo_xla=false\b"))
+    expect(page).to_have_url(re.compile(r"[?&]xla=false\b"))
     before = {r.id for r in store.list_runs()}
     page.get_by_role("button", name="Launch", exact=True).click()
     expect(page).to_have_url(re.compile(r"[?&]run=\d+"), timeout=30_000)
     (new,) = [r for r in store.list_runs() if r.id not in before]
     store.request_cancel(new.id)
-    assert new.config["turbo_xla"] is False
+    assert new.kind == "turbo" and new.config["xla"] is False and new.config["learning_rate"] == 0.03
+    assert new.label == "old"
 
 
 @pytest.mark.parametrize("form", list(TYPED))

@@ -33,9 +33,9 @@ def test_the_form_counts_its_runs_and_launch_queues_exactly_them(store, launched
 
 def test_a_bad_member_is_one_sentence_at_its_field_and_nothing_launches(store, launched):
     at = open_page("sweeps")
-    _type(at, "exec", "graph, turbo")
-    _type(at, "lr", "1e-3, 1e-2")
-    assert shown(at.error[0]).startswith("Member 4 (lr=0.01 exec=turbo): lr does not apply to the turbo style")
+    _type(at, "exec", "graph, xla")
+    _type(at, "batch", "100, 5000")
+    assert shown(at.error[0]).startswith("Member 3 (batch=5000 exec=graph): batch must not exceed memory")
     assert at.button(key="launch_sweep").disabled and store.list_sweeps() == [] and launched == []
     _type(at, "lr", "log:1e-4")
     assert shown(at.error[0]).startswith("lr's range must be log:LOW:HIGH")

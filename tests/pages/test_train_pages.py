@@ -45,7 +45,7 @@ def test_a_bad_number_in_a_link_is_shown_as_linked_and_judged_at_its_field(store
 
 
 @pytest.mark.parametrize(("name", "query", "warning"), [
-    ("dqn", {"exec": "fast"}, "exec must be one of naive, eager, graph, xla, turbo"),
+    ("dqn", {"exec": "fast"}, "exec must be one of naive, eager, graph, xla, pytorch"),
     ("dqn", {"run": "abc"}, "run must be a run id like 3"),
     ("dqn", {"run": "999"}, "run 999 does not exist"),
 ])

@@ -134,8 +134,8 @@ def test_tensorflow_s_own_log_lines_stay_off_the_terminal_unless_verbose(tmp_pat
     devices = subprocess.run([sys.executable, "-m", "rlcore", "devices"], capture_output=True, text=True, env=env,
                              timeout=180)
     assert devices.returncode == 0 and devices.stderr == "" and "TensorFlow 2." in devices.stdout
-    turbo = [sys.executable, "-m", "rlcore", "dqn", "--exec", "turbo", "--train-seconds", "0.1", "--turbo-games", "16",
-             "--test-games", "10", "--quiet", "--json", str(tmp_path / "out.json")]
+    turbo = [sys.executable, "-m", "rlcore", "turbo", "--train-seconds", "0.1", "--games", "16", "--test-games", "10",
+             "--quiet", "--json", str(tmp_path / "out.json")]
     for expected in ("miss", "hit"):  # the second run loads the first one's programs
         run = subprocess.run(turbo, capture_output=True, text=True, env=env, timeout=300)
         assert run.returncode == 0 and run.stderr == "", run.stderr

@@ -25,7 +25,7 @@ def test_defaults_are_the_books_final_listing():
         ({"epsilon": -0.1}, "epsilon must be at least 0"),
         ({"mode": "maze"}, "mode must be one of static, player, random"),
         ({"epochs": 0}, "epochs must be at least 1"),
-        ({"exec_mode": "fast"}, "exec must be one of naive, eager, graph, xla, turbo"),
+        ({"exec_mode": "fast"}, "exec must be one of naive, eager, graph, xla, pytorch"),
         ({"device": "tpu"}, "device must be one of cpu, gpu"),
         ({"epochs": 2.5}, "epochs must be a whole number"),
         ({"gamma": float("nan")}, "gamma must be a finite number"),

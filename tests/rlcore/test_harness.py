@@ -149,8 +149,8 @@ def _train(kind: str, values: dict, reporter: reporting.ListReporter):
 LOOPS = {
     "the book's loop (graph)": ("dqn", TINY_BOOK | {"exec_mode": "graph"}),
     "the PyTorch original": ("dqn", TINY_BOOK | {"exec_mode": "pytorch"}),
-    "turbo": ("dqn", {"exec_mode": "turbo", "train_seconds": 0.05, "turbo_games": 8, "turbo_chunk": 5,
-                      "turbo_batch": 16, "turbo_memory": 256, "test_games": 10}),
+    "turbo": ("turbo", {"train_seconds": 0.05, "games": 8, "chunk": 5, "batch": 16, "memory": 256,
+                        "test_games": 10}),
     "the HJB solver": ("hjb", {"steps": 40, "steps_per_call": 10, "eval_every": 20, "eval_points": 10}),
     "the bench": ("bench", {"workload": "hjb-step", "patterns": "graph", "repeats": 1, "min_seconds": 0.01}),
 }
@@ -170,10 +170,10 @@ def test_each_built_in_loop_reports_through_the_harness(loop, spied):
     run = runs[0]
     assert reporter.records == made[id(run)] and reporter.records
     assert reporter.info == run.info and reporter.summary == outcome.summary
-    if kind == "dqn":
+    if kind in ("dqn", "turbo"):
         phases = {k for r in reporter.records for k in r.metrics if k.startswith(reporting.PHASE_PREFIX)}
         assert phases and reporting.TESTING in [r.phase for r in reporter.records]
-    if kind == "dqn":
+    if kind in ("dqn", "turbo"):
         assert outcome.summary["steps_per_second"] == pytest.approx(run.steps_per_second, rel=1e-9)
     elif kind == "hjb":  # its speed is over the Adam steps' time (the guess's fit and the polish apart)
         assert outcome.summary["steps_per_second"] >= run.steps_per_second

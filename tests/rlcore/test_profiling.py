@@ -21,8 +21,9 @@ from rlcore.contract.profile import Cause, Profile
 from rlcore.tracking import capture, explain, gpu, op_reading, why, xplane
 from rlcore.tracking.machine import PROFILE_DIR_ENV
 from rlcore.workloads.dqn import tf_styles as dqn
-from rlcore.workloads.dqn import turbo as dqn_turbo
 from rlcore.workloads.dqn.config import DQNConfig
+from rlcore.workloads.dqn.turbo import loop as dqn_turbo
+from rlcore.workloads.dqn.turbo.config import TurboConfig
 from rlcore.workloads.hjb import solver as hjb
 from rlcore.workloads.hjb.config import HJBConfig
 
@@ -75,8 +76,7 @@ def test_turbo_runs_its_whole_loop_as_one_compiled_call(tmp_path, monkeypatch):
     monkeypatch.setenv(PROFILE_DIR_ENV, str(tmp_path))
     # A budget shorter than any one call: the profile asked for is still taken (its calls are outside the budget),
     # so the test holds on a machine of any speed.
-    result = dqn_turbo.train(DQNConfig(exec_mode="turbo", train_seconds=0.01, turbo_games=16, test_games=10,
-                                       profile=3))
+    result = dqn_turbo.train(TurboConfig(train_seconds=0.01, games=16, test_games=10, profile=3))
     p = Profile.from_json(result.profile)
     assert p.function_calls_per_step == 1 and p.eager_ops_per_step == 0
     assert p.xla_ops_per_step > 100  # the game, the replay and the updates, fused by XLA

@@ -41,8 +41,8 @@ def test_random_draws_are_reproducible_from_the_sweeps_seed_and_inside_their_ran
 
 
 @pytest.mark.parametrize(("build", "sentence"), [
-    (lambda: search.members(DQN, {"exec_mode": "turbo"}, search.Space(grid={"learning_rate": [1e-3, 0.5]})),
-     "Member 2 (lr=0.5): lr does not apply to the turbo style"),
+    (lambda: search.members(DQN, {"exec_mode": "pytorch"}, search.Space(grid={"profile": [0, 5]})),
+     "Member 2 (profile=5): profile does not apply to the pytorch style"),
     (lambda: search.members(DQN, {}, search.Space(grid={"batch_size": [100, 5000]})),
      "Member 2 (batch=5000): batch must not exceed memory"),
     (lambda: search.members(DQN, {}, search.Space(grid={"learning_rate": [1e-3, 1e-2, 3e-2]},

@@ -9,9 +9,9 @@ from rlcore.contract.params import ConfigError, from_dict
 from rlcore.workloads.dqn import gridworld as gw
 from rlcore.workloads.dqn import gridworld_tf as gtf
 from rlcore.workloads.dqn import metrics as dqn_metrics
-from rlcore.workloads.dqn import turbo as dqn_turbo
 from rlcore.workloads.dqn import win_rate
-from rlcore.workloads.dqn.config import DQNConfig
+from rlcore.workloads.dqn.turbo import loop as dqn_turbo
+from rlcore.workloads.dqn.turbo.config import TurboConfig
 
 
 def test_the_valid_board_table_is_every_valid_board_once():
@@ -62,13 +62,12 @@ def test_in_graph_adam_takes_the_same_steps_as_keras_adam():
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
 
 
-SMALL = {"exec_mode": "turbo", "turbo_games": 32, "turbo_batch": 32, "turbo_memory": 2048, "turbo_chunk": 5,
-         "turbo_xla": False, "test_games": 100}
+SMALL = {"games": 32, "batch": 32, "memory": 2048, "chunk": 5, "xla": False, "test_games": 100}
 
 
 def test_same_seed_same_chunks_same_weights():
     def run(seed):
-        agent = dqn_turbo.TurboAgent(DQNConfig(seed=seed, **SMALL))
+        agent = dqn_turbo.TurboAgent(TurboConfig(seed=seed, **SMALL))
         losses = [float(agent.chunk(tf.constant(10))) for _ in range(3)]
         return losses, [w.numpy() for w in agent.online.weights], int(agent.games)
 
@@ -80,22 +79,22 @@ def test_same_seed_same_chunks_same_weights():
 
 
 def test_a_chunk_counts_steps_games_and_updates_and_fills_the_ring():
-    cfg = DQNConfig(seed=1, **SMALL)
+    cfg = TurboConfig(seed=1, **SMALL)
     agent = dqn_turbo.TurboAgent(cfg)
     agent.chunk(tf.constant(0))
     assert int(agent.collected) == 0 and int(agent.updates) == 0  # compiling moves nothing
     agent.chunk(tf.constant(20))
     assert int(agent.collected) == 20
-    assert int(agent.updates) == 20 * cfg.turbo_updates  # the ring holds a batch after the first step
+    assert int(agent.updates) == 20 * cfg.updates  # the ring holds a batch after the first step
     assert int(agent.mem_size) == 20 * 32 and int(agent.games) > 0
     rewards = agent.memory.numpy()[:640, 9]
     assert set(np.unique(rewards)) <= {-10, -1, 10}
-    assert (agent.memory.numpy()[:640, 10] == (rewards != -1)).all()  # done at goal and pit (turbo_pit_ends)
+    assert (agent.memory.numpy()[:640, 10] == (rewards != -1)).all()  # done at goal and pit (pit_ends)
 
 
 def test_turbo_learns_the_game_within_a_fixed_number_of_steps():
     """300 collected steps of the default configuration (XLA), then the book's test."""
-    agent = dqn_turbo.TurboAgent(DQNConfig(exec_mode="turbo", seed=0))
+    agent = dqn_turbo.TurboAgent(TurboConfig(seed=0))
     for _ in range(12):
         agent.chunk(tf.constant(25))
     won = win_rate.evaluate_win_rate(agent.q_values, np.random.default_rng(5), games=500)
@@ -104,7 +103,7 @@ def test_turbo_learns_the_game_within_a_fixed_number_of_steps():
 
 def test_train_reports_like_the_other_styles_and_times_compile_apart():
     reporter = reporting.ListReporter()
-    result = dqn_turbo.train(DQNConfig(train_seconds=0.4, seed=2, **SMALL), reporter)
+    result = dqn_turbo.train(TurboConfig(train_seconds=0.4, seed=2, **SMALL), reporter)
     summary = result.summary()
     assert summary["compile_seconds"] > 0 and summary["train_seconds"] >= 0.4
     # It stops at the first chunk past its budget: every training report but the last is within the budget.
@@ -122,13 +121,13 @@ def test_train_reports_like_the_other_styles_and_times_compile_apart():
 
 
 def test_turbo_settings_are_checked_in_one_sentence():
-    with pytest.raises(ConfigError, match="turbo_batch must not exceed turbo_memory"):
-        DQNConfig(exec_mode="turbo", turbo_batch=500, turbo_memory=100)
-    with pytest.raises(ConfigError, match="turbo_double must be true or false, not 'maybe'"):
-        DQNConfig(exec_mode="turbo", turbo_double="maybe")
+    with pytest.raises(ConfigError, match="batch must not exceed memory"):
+        TurboConfig(batch=500, memory=100)
+    with pytest.raises(ConfigError, match="double must be true or false, not 'maybe'"):
+        TurboConfig(double="maybe")
     # Switches are booleans; a link or a sweep written with on/off (before switches) reads the same.
-    assert from_dict(DQNConfig, {"exec_mode": "turbo", "turbo_double": "off"}).turbo_double is False
-    assert from_dict(DQNConfig, {"exec_mode": "turbo", "turbo_xla": "true"}).turbo_xla is True
+    assert from_dict(TurboConfig, {"double": "off"}).double is False
+    assert from_dict(TurboConfig, {"xla": "true"}).xla is True
 
 
 def test_cli_turbo_writes_json_and_keeps_the_compiled_loop(tmp_path):
@@ -142,15 +141,15 @@ def test_cli_turbo_writes_json_and_keeps_the_compiled_loop(tmp_path):
     env.pop("TF_XLA_FLAGS", None)
 
     def turbo(out):
-        run = subprocess.run([sys.executable, "-m", "rlcore", "dqn", "--exec", "turbo", "--train-seconds", "0.3",
-                              "--turbo-games", "64", "--test-games", "100", "--quiet", "--json", str(out)],
+        run = subprocess.run([sys.executable, "-m", "rlcore", "turbo", "--train-seconds", "0.3",
+                              "--games", "64", "--test-games", "100", "--quiet", "--json", str(out)],
                              capture_output=True, text=True, env=env, timeout=300)
         assert run.returncode == 0, run.stderr
         return json.loads(out.read_text()), run.stdout
 
     first, stdout = turbo(tmp_path / "a.json")
     assert first["compile_seconds"] > 0 and first["train_seconds"] >= 0.3 and first["updates"] > 0
-    assert "turbo on cpu" in stdout and "XLA cache: miss" in stdout and first["xla_cache"] == "miss"
+    assert "64 games at once on cpu" in stdout and "XLA cache: miss" in stdout and first["xla_cache"] == "miss"
     assert any((tmp_path / "home" / "xla_cache").iterdir())
 
 
@@ -158,7 +157,7 @@ def test_cli_turbo_rejects_a_negative_budget_in_one_sentence():
     import subprocess
     import sys
 
-    bad = subprocess.run([sys.executable, "-m", "rlcore", "dqn", "--exec", "turbo", "--train-seconds", "-1"],
+    bad = subprocess.run([sys.executable, "-m", "rlcore", "turbo", "--train-seconds", "-1"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and bad.stderr.startswith("error: train_seconds must be at least 0.01, not -1.")
 
@@ -188,7 +187,24 @@ def test_turbo_games_start_on_the_boards_of_their_mode_like_the_books_game(mode)
 
 
 def test_turbo_trains_and_is_tested_in_the_configured_mode():
-    agent = dqn_turbo.TurboAgent(DQNConfig(mode="static", seed=0, **SMALL))
+    agent = dqn_turbo.TurboAgent(TurboConfig(mode="static", seed=0, **SMALL))
     assert {tuple(b) for b in agent.boards.numpy()} == {tuple(gtf.to_cells(gw.STATIC_BOARD))}
     agent.chunk(tf.constant(10))
     assert {tuple(b[1:]) for b in agent.memory.numpy()[:320, :4]} == {tuple(gtf.to_cells(gw.STATIC_BOARD)[1:])}
+
+
+def test_the_dqns_old_turbo_style_names_its_new_place_in_one_sentence():
+    """turbo was the DQN's style: its old command says the same run's command now, and a DQN config of that style
+    (a sweep's, the Python API's) says where turbo went; nothing runs."""
+    import subprocess
+    import sys
+
+    from rlcore.workloads.dqn.config import DQNConfig
+
+    old = subprocess.run([sys.executable, "-m", "rlcore", "dqn", "--exec", "turbo", "--turbo-games", "64", "--lr",
+                          "0.1", "--turbo-xla=false", "--json", "x.json"], capture_output=True, text=True, timeout=60)
+    assert old.returncode == 2 and old.stdout == ""
+    assert old.stderr == ("error: turbo is a workload of its own now; the same run: rlcore turbo --games 64 --xla "
+                          "false --json x.json (left out, as turbo never read them: lr).\n")
+    with pytest.raises(ConfigError, match=r"^turbo is a workload of its own now: .* turbo_lr is lr\)\.$"):
+        DQNConfig(exec_mode="turbo")

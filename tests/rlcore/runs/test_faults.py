@@ -295,7 +295,8 @@ def test_a_store_made_anew_never_offers_an_old_runs_files(tmp_path):
     (["dqn", "--epochs", "1" + "0" * 400], "error: epochs must be at most 10,000,000, not a 401-digit number."),
     (["dqn", "--seed", "2147483648"], "error: seed must be at most 2,147,483,647, not 2,147,483,648."),
     (["dqn", "--epoch", "5"], "error: unrecognized arguments: --epoch 5"),
-    (["dqn", "--exec", "turbo", "--lr", "0.1"], "error: lr does not apply to the turbo style"),
+    (["dqn", "--exec", "turbo", "--lr", "0.1"], "error: turbo is a workload of its own now; the same run: rlcore turbo "
+                                               "--detach (left out, as turbo never read them: lr)."),
     (["dqn", "--label", "x" * 201], "error: label must be at most 200 characters, not 201."),
     (["dqn", "--label", "a\x1b[2Jb"], "error: label must be printable text"),
 ])

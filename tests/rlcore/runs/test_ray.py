@@ -89,8 +89,8 @@ def test_runs_of_every_kind_end_done_spread_over_both_nodes_one_at_a_time_per_no
                                                                           "eval_every": 0, "eval_points": 20}),
            queue(store, "bench", {"workload": "hjb-step", "patterns": "graph", "batch": "4", "repeats": 1,
                                   "min_seconds": 0.05}),
-           queue(store, "dqn", {"exec_mode": "turbo", "train_seconds": 0.2, "turbo_games": 32, "turbo_batch": 32,
-                                "turbo_memory": 2048, "test_games": 20}),
+           queue(store, "turbo", {"train_seconds": 0.2, "games": 32, "batch": 32, "memory": 2048,
+                                  "test_games": 20}),
            queue(store, "script", prepared, label="same file")]  # five runs on two one-slot nodes: one node runs 3
     runs = [wait_final(store, run_id, timeout=300) for run_id in ids]
     assert [r.status for r in runs] == ["done"] * 5, [r.error for r in runs]

@@ -134,13 +134,12 @@ def test_a_bench_is_a_run_the_worker_executes_cell_by_cell(store):
     assert run.summary["crossover"] == {"graph": None, "graph-k10": None}  # no GPU cells, no crossover
 
 
-TINY_TURBO = {"exec_mode": "turbo", "train_seconds": 0.2, "turbo_games": 32, "turbo_batch": 32, "turbo_memory": 2048,
-              "test_games": 50}
+TINY_TURBO = {"train_seconds": 0.2, "games": 32, "batch": 32, "memory": 2048, "test_games": 50}
 
 
 def test_turbo_through_the_worker_keeps_the_compiled_loop_and_says_what_the_cache_did(store):
     """The worker sets the XLA cache before TensorFlow starts: the first run compiles and writes it, the next loads."""
-    first, second = service.create_run(store, "dqn", TINY_TURBO), service.create_run(store, "dqn", TINY_TURBO)
+    first, second = service.create_run(store, "turbo", TINY_TURBO), service.create_run(store, "turbo", TINY_TURBO)
     for run_id in (first, second):
         launch(store, run_id)
     a, b = wait_final(store, first, timeout=180), wait_final(store, second, timeout=180)

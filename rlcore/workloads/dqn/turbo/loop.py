@@ -21,10 +21,10 @@ from rlcore.tracking.machine import check_device, xla_cache_dir, xla_cache_snaps
 from rlcore.tracking.run import TrainingRun
 from rlcore.workloads.dqn import gridworld as gw
 from rlcore.workloads.dqn import gridworld_tf as gtf
-from rlcore.workloads.dqn.config import DQNConfig
 from rlcore.workloads.dqn.loop import TrainResult
 from rlcore.workloads.dqn.metrics import ENV_STEPS_PER_S, EPSILON, GAMES, WIN_RATE
 from rlcore.workloads.dqn.qnet import STATES, build_q_network, copy_weights
+from rlcore.workloads.dqn.turbo.config import TurboConfig
 from rlcore.workloads.dqn.win_rate import N_ACTIONS, STATE_SIZE, book_test
 
 PHASE_IN_GRAPH = "in-graph"
@@ -60,13 +60,13 @@ class InGraphAdam:
 class TurboAgent:
     """Networks, optimizer, the N games and the replay ring, all as variables; ``chunk`` is the compiled loop."""
 
-    def __init__(self, cfg: DQNConfig) -> None:
+    def __init__(self, cfg: TurboConfig) -> None:
         self.cfg = cfg
-        n, capacity = cfg.turbo.games, cfg.turbo.memory
-        self.online = build_q_network(cfg.turbo.hidden1, cfg.turbo.hidden2, cfg.seed)
-        self.target = build_q_network(cfg.turbo.hidden1, cfg.turbo.hidden2, cfg.seed)
+        n, capacity = cfg.games, cfg.memory
+        self.online = build_q_network(cfg.hidden1, cfg.hidden2, cfg.seed)
+        self.target = build_q_network(cfg.hidden1, cfg.hidden2, cfg.seed)
         copy_weights(self.online, self.target)
-        self.optimizer = InGraphAdam(self.online.trainable_variables, cfg.turbo.lr)
+        self.optimizer = InGraphAdam(self.online.trainable_variables, cfg.learning_rate)
         self.rng = tf.random.Generator.from_seed(cfg.seed)
         # The boards games start on (the mode's valid boards); a variable: XLA would fold a constant.
         self.table = tf.Variable(gtf.start_boards(cfg.mode), trainable=False)
@@ -85,7 +85,7 @@ class TurboAgent:
         self.games = tf.Variable(0, dtype=tf.int64)
         self.online_layers = self._dense_layers(self.online)
         self.target_layers = self._dense_layers(self.target)
-        self.chunk = tf.function(self._chunk, jit_compile=cfg.turbo.xla, autograph=False)
+        self.chunk = tf.function(self._chunk, jit_compile=cfg.xla, autograph=False)
         self.q_values_fn = tf.function(lambda s: self.online(s, training=False), input_signature=[STATES])
 
     @staticmethod
@@ -106,16 +106,16 @@ class TurboAgent:
 
     def _epsilon(self) -> tf.Tensor:
         cfg = self.cfg
-        frac = tf.minimum(tf.cast(self.collected, tf.float32) / float(max(cfg.turbo.eps_steps, 1)), 1.0)
-        return cfg.turbo.eps_start + frac * (cfg.turbo.eps_end - cfg.turbo.eps_start)
+        frac = tf.minimum(tf.cast(self.collected, tf.float32) / float(max(cfg.eps_steps, 1)), 1.0)
+        return cfg.eps_start + frac * (cfg.eps_end - cfg.eps_start)
 
     def _noisy(self, boards: tf.Tensor) -> tf.Tensor:
-        noise = self.rng.uniform([tf.shape(boards)[0], STATE_SIZE], dtype=tf.float32) * self.cfg.turbo.noise
+        noise = self.rng.uniform([tf.shape(boards)[0], STATE_SIZE], dtype=tf.float32) * self.cfg.noise
         return gtf.encode(boards, noise)
 
     def _collect(self) -> tf.Tensor:
         """One move in each of the N games; store the transitions; start new games where one ended."""
-        cfg, n = self.cfg, self.cfg.turbo.games
+        cfg, n = self.cfg, self.cfg.games
         boards = self.boards.read_value()
         greedy = tf.argmax(self._q(self.online_layers, self._noisy(boards)), axis=1, output_type=tf.int32)
         coins = self.rng.uniform([n, 2])  # explore?, and which random action
@@ -127,15 +127,15 @@ class TurboAgent:
         # The book marks only the goal as terminal (a pit bootstraps from the board it fell into); by default
         # turbo ends the value at the pit too, the usual DQN target. The move cap is a time limit, not terminal.
         over = tf.not_equal(rewards, gw.REWARD_STEP)
-        terminal = over if cfg.turbo.pit_ends else won
+        terminal = over if cfg.pit_ends else won
         ended = over | (moves >= cfg.max_moves)
 
-        slots = (self.mem_next + tf.range(n)) % cfg.turbo.memory
+        slots = (self.mem_next + tf.range(n)) % cfg.memory
         rows = tf.concat([boards, after, actions[:, None], tf.cast(rewards, tf.int32)[:, None],
                           tf.cast(terminal, tf.int32)[:, None]], axis=1)
         self.memory.scatter_nd_update(slots[:, None], rows)
-        self.mem_next.assign((self.mem_next + n) % cfg.turbo.memory)
-        self.mem_size.assign(tf.minimum(self.mem_size + n, cfg.turbo.memory))
+        self.mem_next.assign((self.mem_next + n) % cfg.memory)
+        self.mem_size.assign(tf.minimum(self.mem_size + n, cfg.memory))
 
         fresh = gtf.random_boards(self.rng, n, self.table)
         self.boards.assign(tf.where(ended[:, None], fresh, after))
@@ -146,7 +146,7 @@ class TurboAgent:
     def _update(self) -> tf.Tensor:
         """One gradient step on a batch from the ring (Double DQN when on); sync the target every S updates."""
         cfg = self.cfg
-        b = cfg.turbo.batch
+        b = cfg.batch
         rows = tf.gather(self.memory, self.rng.uniform([b], 0, self.mem_size, dtype=tf.int32))
         states = self._noisy(tf.concat([rows[:, 0:4], rows[:, 4:8]], axis=0))  # s1 then s2, fresh noise
         a = rows[:, 8]
@@ -156,7 +156,7 @@ class TurboAgent:
             # One online pass over s1 and s2 together; only the s1 half reaches the loss's gradient.
             q_online = self._q(self.online_layers, states)
             q1 = tf.gather(q_online[:b], a, batch_dims=1)
-            if cfg.turbo.double:
+            if cfg.double:
                 a2 = tf.argmax(q_online[b:], axis=1, output_type=tf.int32)
                 q2 = tf.gather(q2_target, a2, batch_dims=1)
             else:
@@ -166,7 +166,7 @@ class TurboAgent:
         grads = tape.gradient(loss, self.online.trainable_variables)
         self.optimizer.apply(grads)
         self.updates.assign_add(1)
-        sync = tf.equal(self.updates % cfg.turbo.sync, 0)
+        sync = tf.equal(self.updates % cfg.sync, 0)
         for t, o in zip(self.target.weights, self.online.weights, strict=True):
             t.assign(tf.where(sync, o, t))  # a select, not a branch: cheap for a net this size, XLA-friendly
         return loss
@@ -176,17 +176,17 @@ class TurboAgent:
         cfg = self.cfg
 
         def train() -> tf.Tensor:
-            if cfg.turbo.updates == 1:
+            if cfg.updates == 1:
                 return self._update()
-            _, total = tf.while_loop(lambda k, total: k < cfg.turbo.updates,
+            _, total = tf.while_loop(lambda k, total: k < cfg.updates,
                                      lambda k, total: (k + 1, total + self._update()), (0, tf.constant(0.0)))
             return total
 
         def body(i, total, count):
             with tf.control_dependencies([self._collect()]):
-                ready = self.mem_size >= cfg.turbo.batch
+                ready = self.mem_size >= cfg.batch
             loss = tf.cond(ready, train, lambda: tf.constant(0.0))
-            return i + 1, total + loss, count + tf.where(ready, float(cfg.turbo.updates), 0.0)
+            return i + 1, total + loss, count + tf.where(ready, float(cfg.updates), 0.0)
 
         # Explicit control flow, traced without autograph: converting Keras's optimizer code took seconds.
         # The counter is a loop variable, not tf.range: XLA would compile a new program for every length.
@@ -195,8 +195,8 @@ class TurboAgent:
         return total / tf.maximum(count, 1.0)
 
 
-def train(cfg: DQNConfig, reporter: Reporter | None = None) -> TurboResult:
-    """Train in the turbo style for ``cfg.train_seconds`` of wall time, then the book's test.
+def train(cfg: TurboConfig, reporter: Reporter | None = None) -> TurboResult:
+    """Train turbo for ``cfg.train_seconds`` of wall time, then the book's test.
 
     The first call (trace + compile) is reported as its own phase and timed apart as ``compile_seconds``; the
     test is never training time. Each later call is a step of the run that collects ``chunk`` moves of every game.
@@ -205,7 +205,7 @@ def train(cfg: DQNConfig, reporter: Reporter | None = None) -> TurboResult:
     with tf.device(check_device(cfg.device)):
         agent = TurboAgent(cfg)
         run = TrainingRun(
-            reporter, kind="dqn", unit="ms", total=round(budget * 1000), config=asdict(cfg),
+            reporter, kind="turbo", unit="ms", total=round(budget * 1000), config=asdict(cfg),
             rate_key=ENV_STEPS_PER_S, report_every=0.1, profile=cfg.profile,
             profile_after=2, profile_counts_calls=True,  # calls after the one that compiles and the first timed one
             progress=lambda run: min(1.0, run.train_seconds / budget),
@@ -213,7 +213,7 @@ def train(cfg: DQNConfig, reporter: Reporter | None = None) -> TurboResult:
                                   PHASE_PREFIX + PHASE_COMPILE: run.compile_seconds,
                                   PHASE_PREFIX + PHASE_IN_GRAPH: run.train_seconds})
         run.start(COMPILING)
-        cache = xla_cache_dir() if cfg.turbo.xla else None
+        cache = xla_cache_dir() if cfg.xla else None
         cached_before = xla_cache_snapshot(cache)
         with run.step(units=0, compiles=True):
             agent.chunk(tf.constant(0))  # traces and compiles the whole loop without moving
@@ -221,8 +221,8 @@ def train(cfg: DQNConfig, reporter: Reporter | None = None) -> TurboResult:
         run.emit(phase=TRAINING)
 
         losses = []
-        chunk = tf.constant(cfg.turbo.chunk)
-        moves = cfg.turbo.chunk * cfg.turbo.games  # env steps one call collects
+        chunk = tf.constant(cfg.chunk)
+        moves = cfg.chunk * cfg.games  # env steps one call collects
         while (run.train_seconds < budget or run.capture.pending) and not run.stopped:  # a profile asked for is taken
             with run.step(units=moves, report=False):
                 loss = float(agent.chunk(chunk))  # fetching the loss waits for the chunk to finish
