@@ -115,10 +115,19 @@ def moved_link(workload: workloads.Workload) -> tuple[str, dict[str, str]] | Non
     if moved is None or not workloads.WORKLOADS.has(moved.kind):
         return None
     fields = {f.name: f for f in dataclasses.fields(workloads.get(moved.kind).config)}
-    params = {url_key(fields[name]): str(value) for name, value in moved.values.items() if name in fields}
+    params = {url_key(fields[name]): _link_text(fields[name], value) for name, value in moved.values.items()
+              if name in fields}
     if "label" in st.query_params:
         params["label"] = st.query_params["label"]
     return moved.kind, params
+
+
+def _link_text(f: dataclasses.Field, value: Any) -> str:
+    """A value as this form's link writes it: an old link's on/off or yes/no for a switch as true/false, which its
+    toggle reads from the URL (and keeps there)."""
+    if is_switch(f) and isinstance(value, str) and value.strip().lower() in TRUE + FALSE:
+        value = parse_bool(value, url_key(f))
+    return fmt.field_text(value)
 
 
 def check_link(workload: workloads.Workload, no_gpu: str | None) -> None:

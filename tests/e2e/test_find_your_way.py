@@ -89,6 +89,7 @@ def test_a_switch_is_a_toggle_bound_to_the_link_and_an_old_turbo_link_still_open
     page = opened(browser, f"{server}/dqn?exec=turbo&turbo_xla=off&turbo_lr=0.03&label=old")
     expect(page).to_have_url(re.compile(r"/turbo\?"), timeout=30_000)
     wait_for_app(page)
+    expect(page).to_have_url(re.compile(r"[?&]xla=false\b"))  # the new link says all the old one did
     expect(page.get_by_role("heading", name="Gridworld DQN, turbo")).to_be_visible()
     page.get_by_text("More settings").first.click()
     wait_for_app(page)
