@@ -58,14 +58,23 @@ def unavailable(cfg: DQNConfig) -> str | None:
     return None
 
 
-def judge(cfg: DQNConfig, summary: dict[str, Any]) -> Verdict:
-    win = summary.get("win_rate")
+def book_test_verdict(win: float | None, test_games: int) -> Verdict | None:
+    """What the book's test says alike of both Gridworld algorithms (this loop and turbo): no result, or converged;
+    None when it won less than the book's range (each says why in its own words)."""
     if win is None:
         return Verdict("fail", "no result", "The run ended before the win-rate test.")
-    games = f" on {cfg.test_games:,} test games"
     if win >= BOOK_WIN_RATE:
-        return Verdict("ok", "converged", f"Converged: it won {percent_text(win)}{games}, at or above the book's "
-                       "89–94%.")
+        return Verdict("ok", "converged", f"Converged: it won {percent_text(win)} on {test_games:,} test games, at "
+                       "or above the book's 89–94%.")
+    return None
+
+
+def judge(cfg: DQNConfig, summary: dict[str, Any]) -> Verdict:
+    win = summary.get("win_rate")
+    said = book_test_verdict(win, cfg.test_games)
+    if said is not None:
+        return said
+    games = f" on {cfg.test_games:,} test games"
     if cfg.epochs < SPEED_TEST_GAMES and not summary.get("stopped_early"):
         return Verdict("info", "speed test", f"A speed test, not training: {cfg.epochs:,} games are not meant to "
                        f"learn (the book trains 5,000 to reach 89–94%); it won {percent_text(win)}{games}.")

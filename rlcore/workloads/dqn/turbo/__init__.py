@@ -14,7 +14,7 @@ from typing import Any
 from rlcore.contract.reporting import LOSS, PHASE_PREFIX
 from rlcore.contract.text import percent_text
 from rlcore.contract.workloads import Artifact, Chart, Headline, Outcome, Output, Reporter, Verdict, Workload, register
-from rlcore.workloads.dqn import BOOK_WIN_RATE
+from rlcore.workloads.dqn import book_test_verdict
 from rlcore.workloads.dqn.metrics import ENV_STEPS_PER_S, EPSILON, GAMES, WIN_RATE
 from rlcore.workloads.dqn.turbo.config import TurboConfig
 
@@ -33,12 +33,10 @@ def train(cfg: TurboConfig, reporter: Reporter) -> Outcome:
 
 def judge(cfg: TurboConfig, summary: dict[str, Any]) -> Verdict:
     win = summary.get("win_rate")
-    if win is None:
-        return Verdict("fail", "no result", "The run ended before the win-rate test.")
+    said = book_test_verdict(win, cfg.test_games)
+    if said is not None:
+        return said
     games = f" on {cfg.test_games:,} test games"
-    if win >= BOOK_WIN_RATE:
-        return Verdict("ok", "converged", f"Converged: it won {percent_text(win)}{games}, at or above the book's "
-                       "89–94%.")
     hint = " It stopped early." if summary.get("stopped_early") else ""
     return Verdict("fail", "not converged", f"Not converged: it won {percent_text(win)}{games} after "
                    f"{cfg.train_seconds:g} s of training, below the book's 89–94%.{hint}")
