@@ -418,10 +418,11 @@ def run_notebook(args: argparse.Namespace, workload: workloads.Workload) -> int:
     run = store.get_run(executed.run_id)
     if run is None or run.status != RunStatus.DONE:
         error = (run.error if run is not None else "") or executed.error or "it did not end"
-        print(f"error: run {executed.run_id} {run.status if run else 'failed'}: {printable(error)}", file=sys.stderr)
+        status = run.status if run is not None else RunStatus.FAILED
+        print(f"error: run {executed.run_id} {status}: {printable(error)}", file=sys.stderr)
         if json_path:
-            write_result(json_path, json.dumps({"run_id": executed.run_id, "status": run.status if run else "failed",
-                                                "error": error}, indent=2).encode(), "--json")
+            write_result(json_path, json.dumps({"run_id": executed.run_id, "status": status, "error": error},
+                                               indent=2).encode(), "--json")
         return EXIT_FAILED
     say_finished(store, run.id, workload, workload.make_config(run.config), dict(run.summary or {}),
                  status=run.status, label=run.label, json_path=json_path)

@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from rlcore.contract.status import RunStatus
 from rlcore.tracking import kernel
 
 INSTALL = "pip install -r requirements-notebook.txt"
@@ -57,7 +58,7 @@ def next_cell(index: int) -> None:
 def end(error: str = "") -> None:
     """The run ended: done, or failed with the cell and its error; nothing shown in the cell (the command says it)."""
     if _RUN is not None:  # the command prints the why, not the kernel's last cell
-        _RUN.finish("failed", error, show=False) if error else _RUN.finish(show=False)
+        _RUN.finish(RunStatus.FAILED, error, show=False) if error else _RUN.finish(show=False)
 
 
 # ---------------------------------------------------------------- in the command's process

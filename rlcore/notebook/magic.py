@@ -14,6 +14,7 @@ import argparse
 import shlex
 from typing import Any
 
+from rlcore.contract.status import RunStatus
 from rlcore.tracking import kernel
 
 USAGE = ("%%rlcore [--steps N] [--warmup N] [--name NAME] [--try-fixes] profiles the cell; %rlcore why shows "
@@ -82,9 +83,9 @@ def profile_cell(cell: str, *, steps: int, warmup: int, name: str = "", fix: str
     if error is None:
         run.finish(show=show)
     elif isinstance(error, KeyboardInterrupt):
-        run.finish("cancelled", "interrupted (the kernel's stop button)", show=show)
+        run.finish(RunStatus.CANCELLED, "interrupted (the kernel's stop button)", show=show)
     else:
-        run.finish("failed", f"In [{this_cell}]: {type(error).__name__}: {error}"[:500], show=show)
+        run.finish(RunStatus.FAILED, f"In [{this_cell}]: {type(error).__name__}: {error}"[:500], show=show)
     return run.id
 
 

@@ -68,7 +68,7 @@ class OwnRun:
         with self.session.step(units):
             yield
 
-    def finish(self, status: str = RunStatus.DONE, error: str | None = None, *, show: bool = True) -> None:
+    def finish(self, status: RunStatus = RunStatus.DONE, error: str | None = None, *, show: bool = True) -> None:
         if not self._here() or self._life is None:  # a run init joined is its script's to end
             return
         self._finished = True
