@@ -55,7 +55,7 @@ def test_metrics_after_returns_only_rows_newer_than_the_last_one_read(store):
 def test_invalid_config_writes_no_row(store):
     with pytest.raises(ConfigError, match="batch must not exceed memory"):
         service.create_run(store, "dqn", {"batch_size": 5000})
-    with pytest.raises(ConfigError, match="kind must be one of dqn, hjb, bench"):
+    with pytest.raises(ConfigError, match="kind must be one of dqn, turbo, hjb, bench"):
         service.create_run(store, "gan", {})
     assert store.list_runs() == []
 
