@@ -63,7 +63,10 @@ def _expect_one_loss_chart(page: Page) -> None:
     expect(titles).to_have_count(1, timeout=30_000)
 
 
-PAGES = ["Home", "Gridworld DQN", "Gridworld DQN, turbo", "HJB solver", "Benchmark lab", "Your code", "Captures", "Sweeps", "Runs"]
+PAGES = [
+    "Home", "Gridworld DQN", "Gridworld DQN, turbo", "HJB solver", "Benchmark lab",
+    "Your code", "Captures", "Sweeps", "Runs",
+]
 
 
 def test_a_fresh_server_opened_at_a_deep_path_shows_exactly_the_routers_pages(server, browser):
