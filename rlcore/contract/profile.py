@@ -132,7 +132,6 @@ class Profile:
 
     verdict: Cause | str = Cause.COMPUTE
     findings: tuple[Finding, ...] = ()
-    op_verdict: Cause | str = Cause.COMPUTE  # TensorFlow's op-level reading, from the numbers below
     gpu_estimate: GpuEstimate | None = None
     steps: int = 0
     wanted_steps: int = 0
@@ -266,9 +265,8 @@ def _checked(cls: type, values: dict[str, Any]) -> dict[str, Any]:
 def _typed(values: dict[str, Any]) -> dict[str, Any]:
     """Stored JSON back into the fields' types."""
     out = dict(values)
-    for key in ("verdict", "op_verdict"):
-        if key in out:
-            out[key] = Cause.of(out[key])
+    if "verdict" in out:
+        out["verdict"] = Cause.of(out["verdict"])
     out["findings"] = tuple(_finding(f) for f in out.get("findings") or () if isinstance(f, Mapping))
     gpu = out.get("gpu_estimate")
     out["gpu_estimate"] = _gpu(gpu) if isinstance(gpu, Mapping) else None
@@ -312,10 +310,6 @@ def _upgrade_v1(data: dict[str, Any]) -> dict[str, Any]:
     out = dict(data)
     out["findings"] = [f | {"cause": f.get("category", Cause.OTHER), "title": f.get("cause", "")}
                        for f in data.get("findings") or () if isinstance(f, Mapping)]
-    if "tf_verdict" in data:
-        out["op_verdict"] = data["tf_verdict"]
-    elif "verdict" in data:
-        out["op_verdict"] = data["verdict"]
     out["stored_sentence"] = str(data.get("sentence") or "")
     out["stored_reading"] = str(data.get("tf_reading") or data.get("sentence") or "")
     gpu = data.get("gpu_estimate")

@@ -373,7 +373,7 @@ def measured_profile(reading: CaptureReading) -> Profile:
     said = (f"xprof's step analysis (the capture holds no Python-level ops to count): {split}"
             + "".join(f"; {d.device}: {d.kernels:,.0f} kernels a step of {d.kernel_median_us:,.1f} µs (median)"
                       for d in devices[:2]) + ".")
-    return Profile(stored_reading=said, verdict=verdict, findings=tuple(findings), op_verdict=verdict,
+    return Profile(stored_reading=said, verdict=verdict, findings=tuple(findings),
                    gpu_estimate=estimate,
                    steps=reading.steps, wanted_steps=reading.steps, step_seconds=step,
                    compute_seconds=parts.get("the device's compute", 0.0),

@@ -52,7 +52,7 @@ def of_numbers(numbers: xplane.StepNumbers, captured: Captured, *, facts: StepFa
     # numbers, never as a second verdict that could contradict it).
     verdict = found[0].cause if found else op_reading.decide(numbers, compile_seconds, train_seconds)
     return Profile(
-        verdict=verdict, findings=tuple(found), op_verdict=verdict,
+        verdict=verdict, findings=tuple(found),
         gpu_estimate=gpu.estimate(numbers, steps_per_marker=k, facts=facts), steps=numbers.steps * k,
         wanted_steps=captured.wanted, steps_per_marker=k, step_seconds=numbers.step_seconds / k,
         ops_per_step=numbers.ops / k, eager_ops_per_step=numbers.eager_ops / k,

@@ -52,7 +52,7 @@ def test_the_seed_s_naive_port_reads_model_predict_first_and_tensorflow_calls_it
     assert "ops launched one by one (no tf.function)" in [f.title for f in p.findings]
     assert sum(f.share for f in p.findings) <= 1.0 + 1e-9  # the causes do not overlap
     # TensorFlow's op-level reading counts predict's data-pipeline kernels as arithmetic: beside, not the verdict.
-    assert p.eager_ops_per_step >= 50 and p.steps == 6 and isinstance(p.op_verdict, Cause)
+    assert p.eager_ops_per_step >= 50 and p.steps == 6 and isinstance(p.verdict, Cause)
     assert stored["reading"] == profile_text.reading(p) != stored["sentence"]
     assert p.top_ops and abs(sum(op.share for op in p.top_ops) - 1) < 0.2
     assert p.capture.startswith(str(tmp_path)) and p.capture.endswith(".xplane.pb")
