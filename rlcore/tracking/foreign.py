@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from rlcore.contract.profile import Cause, Finding, GpuEstimate, Profile
+from rlcore.tracking.timeline import Plane
 
 MOST_BYTES = 1 << 30  # a capture larger than this is not opened (xprof holds it in memory, twice)
 SUFFIX = ".xplane.pb"
@@ -158,22 +159,21 @@ def _in_folder(folder: Path, run: str | None) -> Path:
     return find(files[-1])  # the newest run's (its checks: a regular file, its size)
 
 
-def opened(path: str | Path) -> Any:
-    """The capture's planes parsed (xprof's ``ProfileData``), or one sentence why not: what is checked before a
-    capture is stored as a run (a fraction of a second for a few MB)."""
-    from xprof.profile_data import ProfileData
+def opened(path: str | Path) -> list[Plane]:
+    """The capture's planes parsed (``timeline.read``), or one sentence why not: what is checked before a capture is
+    stored as a run (a fraction of a second for a few MB)."""
+    from rlcore.tracking import timeline
 
     path = Path(path)
     try:
-        space = ProfileData.from_file(str(path))
-    except Exception as e:
-        raise CaptureError(f"{path} is not a TensorFlow profile xprof can read (a truncated file, or from a newer "
-                           f"xprof: {str(e)[:120]}).") from e
-    planes = list(space.planes)
+        planes = timeline.read(path)
+    except ValueError as e:
+        raise CaptureError(f"{path} is not a TensorFlow profile that can be read (a truncated file, or another "
+                           f"kind: {str(e)[:120]}).") from e
     if not planes or not any(p.name == "/host:CPU" for p in planes):
         raise CaptureError(f"{path} holds no host timeline: the profiler recorded nothing (a capture stopped as it "
                            "started, or a file that is not a profile).")
-    return space
+    return planes
 
 
 CHECK_SECONDS = 120.0  # a bound on the check, never a claim about its speed (a 1 GB capture parses in seconds)
@@ -181,7 +181,7 @@ CHECK_SECONDS = 120.0  # a bound on the check, never a claim about its speed (a 
 
 def check(path: str | Path) -> None:
     """``opened``'s check in a process of its own: the caller (the dashboard's) never imports xprof; one sentence
-    (``CaptureError``) when the file is no capture xprof can read."""
+    (``CaptureError``) when the file is no capture that can be read."""
     import subprocess
     import sys
 
@@ -198,7 +198,7 @@ def check(path: str | Path) -> None:
 def read(path: str | Path) -> CaptureReading:
     """A capture's reading; a file xprof cannot read is a ``CaptureError``."""
     path = Path(path)
-    space = opened(path)
+    planes = opened(path)
     # xprof's tools write their cache (ALL_HOSTS.op_stats_v2.pb) beside the file they read: they read a copy in a
     # folder of their own, so a person's logdir (read-only, or shared) is never written to.
     with tempfile.TemporaryDirectory(prefix="rlcore-capture-") as folder:
@@ -207,19 +207,18 @@ def read(path: str | Path) -> CaptureReading:
             os.link(path, copy)
         except OSError:  # another file system, or links refused
             shutil.copyfile(path, copy)
-        reading = _read(copy, space)
+        reading = _read(copy, planes)
     return dataclasses.replace(reading, file=str(path), profile=dataclasses.replace(
         reading.profile, capture=str(path), logdir=str(path.parent)) if reading.profile is not None else None)
 
 
-def _read(path: Path, space: Any) -> CaptureReading:
+def _read(path: Path, planes: list[Plane]) -> CaptureReading:
     from xprof.convert import raw_to_tool_data
 
-    planes = list(space.planes)
     devices = tuple(p.name for p in planes if p.name.startswith("/device:") and any(
-        len(list(line.events)) for line in p.lines))
+        line.events for line in p.lines))
     if _has_lab_markers(planes) or not devices:  # a CPU capture: the lab's engine reads it, whoever made it
-        return _with_the_lab_s_engine(path, devices, space)
+        return _with_the_lab_s_engine(path, devices, planes)
     overview = _tool(raw_to_tool_data, path, "overview_page")
     pipeline = _tool(raw_to_tool_data, path, "input_pipeline_analyzer")
     reading = _of_overview(path, overview, pipeline, devices)
@@ -227,7 +226,7 @@ def _read(path: Path, space: Any) -> CaptureReading:
     return dataclasses.replace(reading, profile=measured_profile(reading))
 
 
-def _device_steps(planes: list[Any]) -> list[DeviceSteps]:
+def _device_steps(planes: list[Plane]) -> list[DeviceSteps]:
     """Each GPU's kernels and copies per step (its Steps line's steps; else the whole capture as one)."""
     import statistics
 
@@ -243,23 +242,23 @@ def _device_steps(planes: list[Any]) -> list[DeviceSteps]:
     for plane in planes:
         if not plane.name.startswith("/device:GPU"):
             continue
-        lines = {line.name: list(line.events) for line in plane.lines}
+        lines = {line.name: line.events for line in plane.lines}
         kernels = [e for name, events in lines.items() if name.endswith("(Compute)") for e in events]
         copies = [e for name, events in lines.items() if "Memcpy" in name for e in events]
         if not kernels:
             continue
         marked = lines.get("Steps", [])
         steps = max(1, len(marked))
-        step_ms = (sum(e.duration_ns for e in marked) / steps if marked else
-                   (max(e.start_ns + e.duration_ns for e in kernels) - min(e.start_ns for e in kernels))) / 1e6
-        durations = [e.duration_ns / 1e3 for e in kernels]
-        synchronous = sum("async:0" in str(dict(e.stats or {}).get("memcpy_details", "")) for e in copies)
+        step_ms = (sum(e.duration for e in marked) / steps if marked else
+                   (max(e.end for e in kernels) - min(e.start for e in kernels))) * 1e3
+        durations = [e.duration * 1e6 for e in kernels]
+        synchronous = sum("async:0" in e.stats.get("memcpy_details", "") for e in copies)
         ops = launching.get(plane.name.rsplit(":", 1)[-1], [])
-        host_us = sum(e.duration_ns for e in ops) / 1e3 / len(kernels) if len(ops) >= len(kernels) // 2 else None
+        host_us = sum(e.duration for e in ops) * 1e6 / len(kernels) if len(ops) >= len(kernels) // 2 else None
         out.append(DeviceSteps(plane.name, step_ms, len(kernels) / steps, sum(durations) / 1e3 / steps,
                                statistics.median(durations),
                                sum(d < SHORTEST_LAUNCH_US for d in durations) / steps, len(copies) / steps,
-                               sum(e.duration_ns for e in copies) / 1e6 / steps, synchronous / steps, host_us))
+                               sum(e.duration for e in copies) * 1e3 / steps, synchronous / steps, host_us))
     return out
 
 
@@ -271,14 +270,14 @@ def _tool(module: Any, path: Path, tool: str) -> list[Any]:
         return []
 
 
-def _has_lab_markers(planes: list[Any]) -> bool:
+def _has_lab_markers(planes: list[Plane]) -> bool:
     from rlcore.tracking.capture import STEP_MARKER
 
     host = next(p for p in planes if p.name == "/host:CPU")
     return any(e.name == STEP_MARKER for line in host.lines for e in line.events)
 
 
-def _with_the_lab_s_engine(path: Path, devices: tuple[str, ...], space: Any) -> CaptureReading:
+def _with_the_lab_s_engine(path: Path, devices: tuple[str, ...], planes: list[Plane]) -> CaptureReading:
     """A capture the lab made, or any capture of a CPU: the lab's own engine reads it, its steps found however the
     capture holds them (the facts only a live run knows, such as the lines behind each cause, are not in the
     file)."""
@@ -286,7 +285,7 @@ def _with_the_lab_s_engine(path: Path, devices: tuple[str, ...], space: Any) -> 
     from rlcore.tracking.capture import Captured
 
     try:
-        numbers = xplane.read_capture(path, any_capture=True, data=space)  # the file read once
+        numbers = xplane.read_capture(path, any_capture=True, planes=planes)  # the file read once
     except ValueError as e:
         raise CaptureError(f"{path}: {e}") from e
     profile = why.of_numbers(numbers, Captured(wanted=numbers.steps, path=path, logdir=path.parent), facts={})

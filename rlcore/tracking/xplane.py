@@ -1,7 +1,7 @@
 """What a capture says, read with xprof: per-step numbers from one ``.xplane.pb`` file with step markers.
 
-xprof reads the file (``ProfileData``; its framework-op table for graph kernels): its raw events (planes, lines,
-events) where the table has no rows (eager ops on a CPU). Read per step: the ops executed, how many were launched
+The file's raw events (planes, lines, events: ``tracking.timeline``) where xprof's framework-op table has no rows
+(eager ops on a CPU); xprof's table for graph kernels. Read per step: the ops executed, how many were launched
 one by one from Python (eager), the function (graph) calls, the ops inside XLA clusters, retracings, the host's time
 split into the ops' arithmetic, TensorFlow's dispatch around them and Python between TensorFlow calls; on a GPU its
 kernels and copies; and in the code's words, the lab's spans (``rlcore:<what>``), eager ops by type outside them,
@@ -22,8 +22,10 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from rlcore.tracking import timeline
 from rlcore.tracking.capture import STEP_MARKER
 from rlcore.tracking.hooks import SPAN
+from rlcore.tracking.timeline import Event, Plane
 
 GRAPH_OP = re.compile(r"^[^\s:]+:[A-Za-z_]\w*$")  # a graph op kernel's event: "scope/name:OpType"
 _NOT_OPS = ("ThreadpoolListener", "ExecutorState", "ThunkExecutor", "end: ")
@@ -83,11 +85,11 @@ class StepNumbers:
     steps_from: str = LAB_MARKERS  # how the steps were found
 
 
-def read_capture(path: str | Path, *, any_capture: bool = False, data: Any = None) -> StepNumbers:
+def read_capture(path: str | Path, *, any_capture: bool = False, planes: list[Plane] | None = None) -> StepNumbers:
     """Per-step numbers from one ``.xplane.pb`` capture with step markers (xprof reads the file); ``any_capture``: a
     capture made elsewhere, whose steps are Keras's "Profiled batch" markers, or with none the whole capture as one
-    span (``steps_from`` says which). ``data``: the file as xprof's ``ProfileData`` already read it."""
-    host, devices = _lines(path, data)
+    span (``steps_from`` says which). ``planes``: the file's timeline already read (``timeline.read``)."""
+    host, devices = _lines(path, planes)
     python, windows, steps_from = _steps(host, any_capture)
     steps = len(windows)
     inside = _within(windows)
@@ -135,7 +137,7 @@ def read_capture(path: str | Path, *, any_capture: bool = False, data: Any = Non
         pipeline_python_seconds=ops.pipeline_python / steps)
 
 
-def _steps(host: list[tuple[str, list[_Event]]], any_capture: bool) -> tuple[list[_Event], list[tuple[float, float]],
+def _steps(host: list[tuple[str, list[Event]]], any_capture: bool) -> tuple[list[Event], list[tuple[float, float]],
                                                                              str]:
     """The training thread's events, its steps' windows and how they were found. The training thread's line is the
     one with the step markers (a line is named by its thread: "python", or "rlcore" under the console command)."""
@@ -166,16 +168,12 @@ def _disjoint(windows: list[tuple[float, float]]) -> list[tuple[float, float]]:
     return out
 
 
-def _lines(path: str | Path, data: Any = None) -> tuple[list[tuple[str, list[_Event]]],
-                                                         list[tuple[str, list[_Event]]]]:
+def _lines(path: str | Path, planes: list[Plane] | None = None) -> tuple[list[tuple[str, list[Event]]],
+                                                                      list[tuple[str, list[Event]]]]:
     """The host's lines (one per thread) and every GPU's, each as (name, events)."""
-    if data is None:
-        from xprof.profile_data import ProfileData
-
-        data = ProfileData.from_file(str(path))
     host, devices = [], []
-    for plane in data.planes:
-        lines = [(line.name, [_Event(e) for e in line.events]) for line in plane.lines]
+    for plane in timeline.read(path) if planes is None else planes:
+        lines = [(line.name, line.events) for line in plane.lines]
         if plane.name == "/host:CPU":
             host = lines
         elif plane.name.startswith("/device:GPU"):
@@ -194,7 +192,7 @@ class _Ops:
     xla_compute: dict[str, float] = dataclasses.field(default_factory=dict)
     pipeline_python: float = 0.0  # Python run as an op on tf.data's threads (a generator, a py_function map)
     python_ops: float = 0.0  # Python run as an op inside the step (a tf.py_function in the training function)
-    kernels: list[_Event] = dataclasses.field(default_factory=list)  # each kernel counted in compute
+    kernels: list[Event] = dataclasses.field(default_factory=list)  # each kernel counted in compute
 
 
 PIPELINE_THREADS = "tf_data"  # tf.data's threads: "tf_data_private_threadpool", "tf_data_iterator_resource", ...
@@ -203,7 +201,7 @@ WAIT_OPS = ("IteratorGetNext", "IteratorGetNextSync", "IteratorGetNextAsOptional
 COMPILED_WAIT = "IteratorGetNextOp::DoCompute"  # a compiled step's wait for its next batch, on tf.data's own line
 
 
-def _ops(python: list[_Event], host: list[tuple[str, list[_Event]]], inside) -> _Ops:
+def _ops(python: list[Event], host: list[tuple[str, list[Event]]], inside) -> _Ops:
     """The ops inside the steps and their arithmetic: an eager op's kernel runs inside its EagerExecute on the
     Python thread; a function's ops (graph kernels, XLA's HLO ops) run on TensorFlow's threads, or inline."""
     ops = _Ops()
@@ -250,7 +248,7 @@ def _ops(python: list[_Event], host: list[tuple[str, list[_Event]]], inside) -> 
     return ops
 
 
-def _device(devices: list[tuple[str, list[_Event]]], inside) -> tuple[float, float, float]:
+def _device(devices: list[tuple[str, list[Event]]], inside) -> tuple[float, float, float]:
     """On a GPU: kernels, their busy seconds and the copies' seconds inside the steps."""
     kernels = busy = copies = 0.0
     for _, events in devices:
@@ -264,32 +262,19 @@ def _device(devices: list[tuple[str, list[_Event]]], inside) -> tuple[float, flo
     return kernels, busy, copies
 
 
-class _Event:
-    """One timeline event in seconds, with its stats as text."""
-
-    __slots__ = ("duration", "end", "name", "start", "stats")
-
-    def __init__(self, event: Any) -> None:
-        self.name = str(event.name)
-        self.start = float(event.start_ns) * 1e-9
-        self.duration = float(event.duration_ns) * 1e-9
-        self.end = self.start + self.duration
-        self.stats = {str(k): str(v) for k, v in dict(event.stats).items()} if event.stats else {}
-
-
 def _within(windows: list[tuple[float, float]]):
     """Whether an event lies inside one of the (sorted, disjoint) step windows; a binary search per event."""
     starts = [start for start, _ in windows]
 
-    def inside(e: _Event) -> bool:
+    def inside(e: Event) -> bool:
         i = bisect.bisect_right(starts, e.start) - 1
         return i >= 0 and e.end <= windows[i][1] + 1e-9
     return inside
 
 
-def _nested(events: list[_Event], name: str) -> Iterator[tuple[_Event, list[_Event]]]:
+def _nested(events: list[Event], name: str) -> Iterator[tuple[Event, list[Event]]]:
     """Each event called ``name`` with the events that hold it, outermost first (one thread's events nest)."""
-    open_events: list[_Event] = []
+    open_events: list[Event] = []
     for e in sorted(events, key=lambda e: (e.start, -e.duration)):
         while open_events and open_events[-1].end <= e.start + 1e-12:
             open_events.pop()
@@ -298,7 +283,7 @@ def _nested(events: list[_Event], name: str) -> Iterator[tuple[_Event, list[_Eve
         open_events.append(e)
 
 
-def _top_level(python: list[_Event], inside) -> Iterator[_Event]:
+def _top_level(python: list[Event], inside) -> Iterator[Event]:
     """The Python thread's outermost TensorFlow events inside the steps (the step markers themselves excluded, and
     the lab's own spans, which hold TensorFlow's events and Python alike)."""
     reach = float("-inf")
@@ -312,7 +297,7 @@ def _top_level(python: list[_Event], inside) -> Iterator[_Event]:
 _CONVERSIONS = ("convert_to_tensor", "tf.constant")
 
 
-def _in_the_code_s_words(python: list[_Event], inside, windows: list[tuple[float, float]]) -> tuple[Any, ...]:
+def _in_the_code_s_words(python: list[Event], inside, windows: list[tuple[float, float]]) -> tuple[Any, ...]:
     """What the steps spent in the code's own terms, per step: the lab's spans (outermost ones: a fetch inside
     model.predict is predict's), and outside them eager ops by type (the time of each launch, and of its kernel),
     waits on a tf.data iterator, the calls of each tf.function, and values turned into tensors."""
@@ -322,7 +307,7 @@ def _in_the_code_s_words(python: list[_Event], inside, windows: list[tuple[float
     waits: list[tuple[float, float]] = []
     converting: list[tuple[float, float]] = []
     conversions = 0
-    stack: list[_Event] = []
+    stack: list[Event] = []
     for e in sorted((e for e in python if inside(e) and e.name != STEP_MARKER), key=lambda e: (e.start, -e.duration)):
         while stack and stack[-1].end <= e.start + 1e-12:
             stack.pop()
@@ -365,13 +350,13 @@ def _in_the_code_s_words(python: list[_Event], inside, windows: list[tuple[float
             _steady(_union(converting), windows))
 
 
-def _compiled_waits(host: list[tuple[str, list[_Event]]], inside) -> list[tuple[float, float]]:
+def _compiled_waits(host: list[tuple[str, list[Event]]], inside) -> list[tuple[float, float]]:
     """Inside a compiled step (model.fit, a tf.function that iterates) the wait for input is no event of the
     Python thread: it is the iterator's GetNext, on tf.data's own line."""
     return [(e.start, e.end) for _, events in host for e in events if e.name == COMPILED_WAIT and inside(e)]
 
 
-def _pipeline_python(host: list[tuple[str, list[_Event]]]) -> list[tuple[float, float]]:
+def _pipeline_python(host: list[tuple[str, list[Event]]]) -> list[tuple[float, float]]:
     """When tf.data's threads ran Python: their Python ops (PyFunc: a generator's elements, a py_function map's
     calls), as sorted, disjoint intervals."""
     return _union([(e.start, e.end) for name, events in host if name.startswith(PIPELINE_THREADS) for e in events
@@ -451,7 +436,7 @@ def _covered(intervals: list[tuple[float, float]]) -> float:
     return total
 
 
-def _retraces(python: list[_Event], inside) -> dict[str, int]:
+def _retraces(python: list[Event], inside) -> dict[str, int]:
     """A tf.function's own event carries how often it has been traced: a count that grows inside the window
     means it was traced again there."""
     counts: dict[str, list[int]] = {}

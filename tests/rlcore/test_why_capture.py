@@ -96,6 +96,38 @@ def test_a_logdir_s_newest_run_is_read_or_the_run_named(tmp_path, capsys):
     assert code != 0 and "No run 'nope'" in err and "2026_01_01_00_00_00" in err
 
 
+def same_as_xprof_reads(path: Path) -> int:
+    """The lab's timeline of a capture (names, times, stats) event by event as xprof's ``ProfileData`` gives it; a
+    stat that refers to a shared string is its text where xprof gives the string's number. Returns the events
+    compared."""
+    from xprof.profile_data import ProfileData
+
+    from rlcore.tracking import timeline
+
+    mine, theirs = timeline.read(path), list(ProfileData.from_file(str(path)).planes)
+    assert [p.name for p in mine] == [p.name for p in theirs]
+    compared = 0
+    for plane, xplane in zip(mine, theirs, strict=True):
+        xlines = list(xplane.lines)
+        assert [line.name for line in plane.lines] == [line.name for line in xlines], plane.name
+        for line, xline in zip(plane.lines, xlines, strict=True):
+            for event, x in zip(line.events, list(xline.events), strict=True):
+                assert event.name == x.name
+                assert event.start == pytest.approx(x.start_ns * 1e-9, abs=1e-9)
+                assert event.duration == pytest.approx(x.duration_ns * 1e-9, abs=1e-12)
+                xstats = dict(x.stats)
+                assert event.stats.keys() == xstats.keys(), (event.name, event.stats, xstats)
+                for key, value in xstats.items():
+                    ref = value.isdigit() and not event.stats[key].isdigit()  # xprof: the shared string's number
+                    assert ref or event.stats[key] == value, (event.name, key, event.stats[key], value)
+                compared += 1
+    return compared
+
+
+def test_the_timeline_is_what_xprof_reads_event_by_event_on_the_v100_capture():
+    assert same_as_xprof_reads(V100) == 23_128
+
+
 def _bad_inputs(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     empty_logdir = tmp_path / "empty_logdir"
     (empty_logdir / "plugins" / "profile").mkdir(parents=True)
@@ -112,8 +144,8 @@ def _bad_inputs(tmp_path: Path) -> dict[str, tuple[Path, str]]:
         f.truncate(2 * 2**30)
     return {"missing": (tmp_path / "no_such_folder", "No such file or folder"),
             "empty logdir": (empty_logdir, "No TensorFlow profile under"),
-            "truncated": (truncated, "is not a TensorFlow profile xprof can read"),
-            "text": (text, "is not a TensorFlow profile xprof can read"),
+            "truncated": (truncated, "is not a TensorFlow profile that can be read"),
+            "text": (text, "is not a TensorFlow profile that can be read"),
             "empty file": (nothing, "holds no host timeline"),
             "fifo": (fifo, "is not a regular file"),
             "/dev/zero": (Path("/dev/zero"), "is not a regular file"),
@@ -145,6 +177,7 @@ def test_one_of_the_lab_s_own_runs_read_back_gives_the_causes_of_its_stored_prof
     reading = json.loads((tmp_path / "back.json").read_text())
     assert reading["lab_made"] and reading["steps"] == stored["steps"]
     assert [c["cause"] for c in reading["lab_causes"]] == [f["cause"] for f in stored["findings"]]
+    assert same_as_xprof_reads(Path(stored["capture"])) > 1_000
 
 
 @pytest.mark.parametrize(("script", "steps", "found"), [
@@ -164,3 +197,4 @@ def test_a_capture_made_without_the_lab_has_its_steps_found_however_it_holds_the
     assert reading["steps"] == steps and not reading["lab_made"] and reading["lab_causes"]
     assert any(found in note for note in reading["notes"]) and found in back.stdout
     assert reading["status"] == "done" and reading["profile"]["findings"]  # stored as a run, with its why
+    assert same_as_xprof_reads(next((tmp_path / "logs").rglob("*.xplane.pb"))) > 100

@@ -38,7 +38,7 @@ class CaptureConfig:
 
 
 def prepare(values: dict[str, Any]) -> dict[str, Any]:
-    """The one file a person means, checked to be a profile xprof can read (parsed, with a host timeline): one
+    """The one file a person means, checked to be a profile that can be read (parsed, with a host timeline): one
     sentence when it is not, before any run is stored."""
     from rlcore.tracking import foreign
 
