@@ -168,8 +168,8 @@ def opened(path: str | Path) -> list[Plane]:
     try:
         planes = timeline.read(path)
     except ValueError as e:
-        raise CaptureError(f"{path} is not a TensorFlow profile that can be read (a truncated file, or another "
-                           f"kind: {str(e)[:120]}).") from e
+        raise CaptureError(f"{path} is not a TensorFlow profile that can be read: {e} (a truncated file, or "
+                           "another kind of file).") from e
     if not planes or not any(p.name == "/host:CPU" for p in planes):
         raise CaptureError(f"{path} holds no host timeline: the profiler recorded nothing (a capture stopped as it "
                            "started, or a file that is not a profile).")

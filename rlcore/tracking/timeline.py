@@ -81,8 +81,8 @@ def read(path: str | Path) -> list[Plane]:
     pb2 = schema()
     try:
         space = pb2.XSpace.FromString(Path(path).read_bytes())
-    except Exception as e:  # protobuf's DecodeError: the message says only that it failed
-        raise ValueError(f"not an XSpace protobuf ({type(e).__name__}: {str(e)[:80]})") from e
+    except Exception as e:  # protobuf's DecodeError: its text names wire formats, nothing a person can act on
+        raise ValueError("its bytes are not the profiler's XSpace format") from e
     return [_plane(plane) for plane in space.planes]
 
 
