@@ -31,7 +31,7 @@ from typing import Any
 from rlcore.contract.profile import Cause, Finding, GpuEstimate, Profile
 from rlcore.tracking.timeline import Plane
 
-MOST_BYTES = 1 << 30  # a capture larger than this is not opened (xprof holds it in memory, twice)
+MOST_BYTES = 1 << 30  # a capture larger than this is not opened (read whole into memory, then parsed)
 SUFFIX = ".xplane.pb"
 
 
@@ -180,7 +180,7 @@ CHECK_SECONDS = 120.0  # a bound on the check, never a claim about its speed (a 
 
 
 def check(path: str | Path) -> None:
-    """``opened``'s check in a process of its own: the caller (the dashboard's) never imports xprof; one sentence
+    """``opened``'s check in a process of its own: the caller (the dashboard's) never loads a parser; one sentence
     (``CaptureError``) when the file is no capture that can be read."""
     import subprocess
     import sys
@@ -196,7 +196,7 @@ def check(path: str | Path) -> None:
 
 
 def read(path: str | Path) -> CaptureReading:
-    """A capture's reading; a file xprof cannot read is a ``CaptureError``."""
+    """A capture's reading; a file that is no capture is a ``CaptureError``."""
     path = Path(path)
     planes = opened(path)
     # xprof's tools write their cache (ALL_HOSTS.op_stats_v2.pb) beside the file they read: they read a copy in a

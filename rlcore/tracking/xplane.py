@@ -1,4 +1,4 @@
-"""What a capture says, read with xprof: per-step numbers from one ``.xplane.pb`` file with step markers.
+"""What a capture says: per-step numbers from one ``.xplane.pb`` file with step markers.
 
 The file's raw events (planes, lines, events: ``tracking.timeline``) where xprof's framework-op table has no rows
 (eager ops on a CPU); xprof's table for graph kernels. Read per step: the ops executed, how many were launched
@@ -86,7 +86,7 @@ class StepNumbers:
 
 
 def read_capture(path: str | Path, *, any_capture: bool = False, planes: list[Plane] | None = None) -> StepNumbers:
-    """Per-step numbers from one ``.xplane.pb`` capture with step markers (xprof reads the file); ``any_capture``: a
+    """Per-step numbers from one ``.xplane.pb`` capture with step markers; ``any_capture``: a
     capture made elsewhere, whose steps are Keras's "Profiled batch" markers, or with none the whole capture as one
     span (``steps_from`` says which). ``planes``: the file's timeline already read (``timeline.read``)."""
     host, devices = _lines(path, planes)
