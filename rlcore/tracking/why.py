@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rlcore.contract.profile import Profile, TopOp
+from rlcore.contract.text import seconds_text
 from rlcore.tracking import explain, gpu, op_reading, xplane
 from rlcore.tracking.capture import Captured
 from rlcore.tracking.causes import RULES
@@ -48,6 +49,11 @@ def of_numbers(numbers: xplane.StepNumbers, captured: Captured, *, facts: StepFa
     notes: list[str] = []
     found = explain.explain(numbers, steps_per_marker=k, facts=facts, calls=captured.calls, notes=notes)
     notes += list(RULES.skipped.values())  # an installed package's rule that could not load: said, never silent
+    if numbers.stalled_seconds:
+        notes.append(f"The machine was busy with other work: eager kernels stalled "
+                     f"{seconds_text(numbers.stalled_seconds * numbers.steps)} in the window (each many times the "
+                     f"time it took at the same place in the other steps); that time is left out of the step and of "
+                     f"every part of it.")
     # One reading: the verdict is the costliest cause in the code's words (TensorFlow's own counts stand beside it as
     # numbers, never as a second verdict that could contradict it).
     verdict = found[0].cause if found else op_reading.decide(numbers, compile_seconds, train_seconds)

@@ -18,6 +18,7 @@ import bisect
 import dataclasses
 import json
 import re
+import statistics
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -82,6 +83,10 @@ class StepNumbers:
     # timeline (an interval beside an interval), so a busy machine moves it with the parts it is taken from.
     input_held_seconds: float = 0.0
     input_held_outside_seconds: float = 0.0
+    # Per step: what eager kernels took beyond their own time at the same place in the other steps (a kernel held
+    # off its core on a busy machine: in a window of five 7 ms steps one stalled 18 ms beside a loaded suite). It is
+    # the machine's, not the code's: left out of the arithmetic, of the step and of every part of it.
+    stalled_seconds: float = 0.0
     steps_from: str = LAB_MARKERS  # how the steps were found
 
 
@@ -93,19 +98,21 @@ def read_capture(path: str | Path, *, any_capture: bool = False, planes: list[Pl
     python, windows, steps_from = _steps(host, any_capture)
     steps = len(windows)
     inside = _within(windows)
-    ops = _ops(python, host, inside)
+    stalls = _stalls(python, windows)
+    stalled = sum(e.duration - seconds for e, seconds in stalls.values())
+    ops = _ops(python, host, inside, stalls)
     top_level = list(_top_level(python, inside))
-    tf_time = sum(e.duration for e in top_level)
+    tf_time = sum(e.duration for e in top_level) - stalled
     calls = _union([(e.start, e.end) for e in top_level])
     retraced = _retraces(python, inside)
-    step_total = sum(end - start for start, end in windows)
+    step_total = sum(end - start for start, end in windows) - stalled
     compute = min(ops.compute, tf_time) if tf_time else ops.compute
     device_kernels, device_busy, copies = _device(devices, inside)
     # The ops by self time: graph kernels from xprof's framework-op table (an XLA cluster there is one op, so its
     # fused ops are read from the raw events instead), eager kernels from the raw events (the table has none).
     top = _ranked(_merged(_framework_ops(path), ops.eager_compute, ops.xla_compute), steps)
     spans, eager_by_type, python_waits, functions, conversions, conversion = _in_the_code_s_words(
-        python, inside, windows)
+        python, inside, windows, stalls)
     waits = _union(python_waits + _compiled_waits(host, inside))
     waited = _covered(waits)  # inside TensorFlow's calls: not dispatch
     input_seconds = _steady(waits, windows)
@@ -114,7 +121,7 @@ def read_capture(path: str | Path, *, any_capture: bool = False, planes: list[Pl
     spanned = _union([(e.start, e.end) for e in python if e.name.startswith(SPAN) and inside(e)])
     in_a_span = _within(spanned)
     tf_in_spans = _covered(_intersect(calls, spanned))
-    kernels_in_spans = sum(k.duration for k in ops.kernels if in_a_span(k))
+    kernels_in_spans = sum(_own(k, stalls) for k in ops.kernels if in_a_span(k))
     dispatch = max(0.0, (tf_time - tf_in_spans) - max(0.0, compute - kernels_in_spans) - waited - ops.python_ops)
     between = max(0.0, step_total - tf_time)
     pipeline = _pipeline_python(host)
@@ -134,7 +141,7 @@ def read_capture(path: str | Path, *, any_capture: bool = False, planes: list[Pl
         input_held_seconds=(held_in_calls + held_outside) / steps, input_held_outside_seconds=held_outside / steps,
         top_ops=tuple(top), device_kernels=device_kernels / steps, device_busy_seconds=device_busy / steps,
         copy_seconds=copies / steps, gpu=bool(devices), steps_from=steps_from,
-        pipeline_python_seconds=ops.pipeline_python / steps)
+        pipeline_python_seconds=ops.pipeline_python / steps, stalled_seconds=stalled / steps)
 
 
 def _steps(host: list[tuple[str, list[Event]]], any_capture: bool) -> tuple[list[Event], list[tuple[float, float]],
@@ -201,7 +208,8 @@ WAIT_OPS = ("IteratorGetNext", "IteratorGetNextSync", "IteratorGetNextAsOptional
 COMPILED_WAIT = "IteratorGetNextOp::DoCompute"  # a compiled step's wait for its next batch, on tf.data's own line
 
 
-def _ops(python: list[Event], host: list[tuple[str, list[Event]]], inside) -> _Ops:
+def _ops(python: list[Event], host: list[tuple[str, list[Event]]], inside,
+         stalls: Mapping[int, tuple[Event, float]]) -> _Ops:
     """The ops inside the steps and their arithmetic: an eager op's kernel runs inside its EagerExecute on the
     Python thread; a function's ops (graph kernels, XLA's HLO ops) run on TensorFlow's threads, or inline."""
     ops = _Ops()
@@ -215,9 +223,10 @@ def _ops(python: list[Event], host: list[tuple[str, list[Event]]], inside) -> _O
             op_type = named.name.removeprefix("EagerLocalExecute: ") if named else "?"
             if op_type in WAIT_OPS:
                 continue  # `for batch in dataset`: the kernel waits for the next batch (input, not arithmetic)
-            ops.compute += kernel.duration
+            own = _own(kernel, stalls)
+            ops.compute += own
             ops.kernels.append(kernel)
-            ops.eager_compute[op_type] = ops.eager_compute.get(op_type, 0.0) + kernel.duration
+            ops.eager_compute[op_type] = ops.eager_compute.get(op_type, 0.0) + own
     for line_name, events in host:
         pipeline = line_name.startswith(PIPELINE_THREADS)
         for e in events:
@@ -246,6 +255,49 @@ def _ops(python: list[Event], host: list[tuple[str, list[Event]]], inside) -> _O
                 ops.compute += e.duration
                 ops.kernels.append(e)
     return ops
+
+
+STALL_RATIO = 3.0  # a kernel this many times its own time at the same place in the other steps ...
+STALL_SECONDS = 5e-4  # ... and longer by this much (a scheduler holds a process off its core for milliseconds)
+SAME_PLACE = 3  # steps that launched the same eager ops in the same order: fewer give no kernel's own time
+
+
+def _stalls(python: list[Event], windows: list[tuple[float, float]]) -> dict[int, tuple[Event, float]]:
+    """The eager kernels that stalled, each (by ``id``) with its own time: the median of the kernels at its place
+    (the same ordinal, in steps that launched the same ops in the same order: the same work). An eager kernel runs
+    on the Python thread, so one held off its core on a busy machine takes the wait into its time; a kernel whose
+    work differs between steps is at no same place, so a heavier step is never read as a stall."""
+    starts = [start for start, _ in windows]
+    per_step: list[list[tuple[str, Event]]] = [[] for _ in windows]
+    for kernel, holders in _nested(python, "EagerKernelExecute"):
+        call = next((h for h in reversed(holders) if h.name == "EagerExecute"), None)
+        named = next((h for h in reversed(holders) if h.name.startswith("EagerLocalExecute: ")), None)
+        if call is None or call.stats.get("is_func") != "0" or named is None or any(
+                h.name.startswith(SPAN) for h in holders):
+            continue  # (a span's or a function call's time is its own: a kernel inside one keeps all of it)
+        i = bisect.bisect_right(starts, kernel.start) - 1
+        if i >= 0 and kernel.end <= windows[i][1] + 1e-9:
+            per_step[i].append((named.name, kernel))
+    same_work: dict[tuple[str, ...], list[list[Event]]] = {}
+    for kernels in per_step:
+        if kernels:
+            same_work.setdefault(tuple(name for name, _ in kernels), []).append([k for _, k in kernels])
+    stalls: dict[int, tuple[Event, float]] = {}
+    for steps in same_work.values():
+        if len(steps) < SAME_PLACE:
+            continue
+        for place in zip(*steps, strict=True):
+            own = statistics.median(k.duration for k in place)
+            for k in place:
+                if k.duration > STALL_RATIO * own and k.duration - own > STALL_SECONDS:
+                    stalls[id(k)] = (k, own)
+    return stalls
+
+
+def _own(kernel: Event, stalls: Mapping[int, tuple[Event, float]]) -> float:
+    """A kernel's own time: its measured time, or at a stall the time it takes at its place in the other steps."""
+    found = stalls.get(id(kernel))
+    return found[1] if found is not None else kernel.duration
 
 
 def _device(devices: list[tuple[str, list[Event]]], inside) -> tuple[float, float, float]:
@@ -297,7 +349,8 @@ def _top_level(python: list[Event], inside) -> Iterator[Event]:
 _CONVERSIONS = ("convert_to_tensor", "tf.constant")
 
 
-def _in_the_code_s_words(python: list[Event], inside, windows: list[tuple[float, float]]) -> tuple[Any, ...]:
+def _in_the_code_s_words(python: list[Event], inside, windows: list[tuple[float, float]],
+                         stalls: Mapping[int, tuple[Event, float]]) -> tuple[Any, ...]:
     """What the steps spent in the code's own terms, per step: the lab's spans (outermost ones: a fetch inside
     model.predict is predict's), and outside them eager ops by type (the time of each launch, and of its kernel),
     waits on a tf.data iterator, the calls of each tf.function, and values turned into tensors."""
@@ -328,7 +381,9 @@ def _in_the_code_s_words(python: list[Event], inside, windows: list[tuple[float,
             call = next((h for h in reversed(stack) if h.name == "EagerExecute"), None)
             named = next((h for h in reversed(stack) if h.name.startswith("EagerLocalExecute: ")), None)
             if call is not None and call.stats.get("is_func") == "0" and named is not None:
-                by_type.setdefault(named.name.removeprefix("EagerLocalExecute: "), [0.0, 0.0, 0.0])[2] += e.duration
+                entry = by_type.setdefault(named.name.removeprefix("EagerLocalExecute: "), [0.0, 0.0, 0.0])
+                entry[1] -= e.duration - _own(e, stalls)  # its launch holds its kernel, and the kernel's stall
+                entry[2] += _own(e, stalls)
         elif e.name.startswith("IteratorGetNext") and not any(h.name.startswith("IteratorGetNext") for h in stack):
             waits.append((e.start, e.end))
         elif "tracing_count" in e.stats and not any("tracing_count" in h.stats for h in stack):
