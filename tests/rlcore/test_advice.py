@@ -172,6 +172,9 @@ def test_the_seed_s_hjb_script_reads_slower_on_a_gpu_than_on_this_cpu(quiet):
         "Not measured here (no GPU): slower on a GPU than on this CPU: 340 launches a step.")
     fetch = finding(done, "sync-bound")
     assert fetch["where"][0]["code"] == "losses.append(loss.numpy())"
+    set_up = finding(done, "dispatch-bound")  # the lead, at the line that calls the function every step
+    assert set_up["where"][0]["code"] == "loss = training_step()", set_up["where"]
+    assert set_up["where"][0]["line"] == line_of(quiet["seed_path"], "loss = training_step()")
 
 
 def _per_step_causes(document: dict) -> list[str]:

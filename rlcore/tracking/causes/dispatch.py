@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from rlcore.contract.profile import Cause
 from rlcore.contract.text import seconds_text
-from rlcore.tracking.causes import GUIDES, MIN_SECONDS, Part, Rule, Step, register
+from rlcore.tracking.causes import GUIDES, MIN_SECONDS, Part, Rule, Step, register, where_of
 from rlcore.tracking.causes.launch import LAUNCHED
-from rlcore.tracking.hooks import LOGS
+from rlcore.tracking.hooks import CALLS, LOGS
 from rlcore.tracking.xplane import KERAS_STEPS
 
 SHARE = 0.3  # of the step: a set-up this large is a cause even when the kernels take longer
@@ -28,11 +28,12 @@ def decide(step: Step) -> Part | None:
         return None  # a retrace's cost is set-up too: the retracing rule holds it
     evidence = (f"{calls:,.2g} tf.function call{'s' if calls != 1 else ''} per step cost {seconds_text(setting_up)} "
                 f"to set up for {seconds_text(step.per(n.compute_seconds))} of arithmetic")
+    where = where_of(step, CALLS, setting_up, most=3)  # the person's lines that call the function
     if step.k > 1:
         return Part("setting up a function call", setting_up, evidence, in_effect=f"{step.k:,} steps per call",
                     fix=f"{step.k:,} steps per call are in effect: more of them (or a bigger batch) spread the set-up "
-                        "further")
-    return Part("setting up a function call every step", setting_up, evidence)
+                        "further", where=where)
+    return Part("setting up a function call every step", setting_up, evidence, where=where)
 
 
 register(Rule("dispatch", Cause.DISPATCH, decide, order=90, measures=("EagerExecute is_func=1", "dispatch"),

@@ -21,10 +21,10 @@ uses is named here.
 """
 
 from rlcore.tracking.hooks.instruments import CallSite, Instruments, Retrace, Signature, signature, what_varied
-from rlcore.tracking.hooks.patches import CALLBACK, INDEX, LAUNCHES, LOGS, PREDICT, SPAN, SYNC, Patches
+from rlcore.tracking.hooks.patches import CALLBACK, CALLS, INDEX, LAUNCHES, LOGS, PREDICT, SPAN, SYNC, Patches
 from rlcore.tracking.hooks.steps import AutoSteps, Cancelled, StepSource, interrupts_deferred
 from rlcore.tracking.hooks.where import called_by_person, person_frame
 
-__all__ = ["CALLBACK", "INDEX", "LAUNCHES", "LOGS", "PREDICT", "SPAN", "SYNC", "AutoSteps", "CallSite", "Cancelled",
-           "Instruments", "Patches", "Retrace", "Signature", "StepSource", "called_by_person", "interrupts_deferred",
-           "person_frame", "signature", "what_varied"]
+__all__ = ["CALLBACK", "CALLS", "INDEX", "LAUNCHES", "LOGS", "PREDICT", "SPAN", "SYNC", "AutoSteps", "CallSite",
+           "Cancelled", "Instruments", "Patches", "Retrace", "Signature", "StepSource", "called_by_person",
+           "interrupts_deferred", "person_frame", "signature", "what_varied"]

@@ -12,6 +12,7 @@ from typing import Any
 
 from rlcore.tracking.hooks.patches import (
     CALLBACK,
+    CALLS,
     INDEX,
     LAUNCHES,
     LOGS,
@@ -227,6 +228,8 @@ class Instruments:
         instruments = self
 
         def __call__(function: Any, *args: Any, **kwargs: Any) -> Any:
+            if instruments.locating and not instruments._depth:  # the person's line that calls it, after the capture
+                instruments.note(CALLS)
             before = function.experimental_get_tracing_count()
             arrays = [a.nbytes for a in (*args, *kwargs.values()) if type(a).__module__ == "numpy"
                       and hasattr(a, "nbytes")]

@@ -11,6 +11,7 @@ SPAN = "rlcore:"  # the prefix of every span the instruments put on the timeline
 PREDICT, SYNC, CALLBACK, LOGS = SPAN + "predict", SPAN + "sync", SPAN + "callback:", SPAN + "logs"
 INDEX = SPAN + "index"  # tensor[i] run eagerly: a slice launched from Python
 LAUNCHES = SPAN + "ops"  # ops launched eagerly outside the spans (counted at the person's lines, never traced)
+CALLS = SPAN + "calls"  # tf.function calls outside the spans (counted at the person's lines, never traced)
 
 
 @dataclass
