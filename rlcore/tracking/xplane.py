@@ -87,6 +87,9 @@ class StepNumbers:
     # off its core on a busy machine: in a window of five 7 ms steps one stalled 18 ms beside a loaded suite). It is
     # the machine's, not the code's: left out of the arithmetic, of the step and of every part of it.
     stalled_seconds: float = 0.0
+    # Python run as an op inside the step (a tf.py_function in the training function), per step: measured in its own
+    # op, no part of the arithmetic nor of a call's set-up, and read by no rule: a part no rule explains, measured.
+    python_op_seconds: float = 0.0
     steps_from: str = LAB_MARKERS  # how the steps were found
 
 
@@ -141,7 +144,8 @@ def read_capture(path: str | Path, *, any_capture: bool = False, planes: list[Pl
         input_held_seconds=(held_in_calls + held_outside) / steps, input_held_outside_seconds=held_outside / steps,
         top_ops=tuple(top), device_kernels=device_kernels / steps, device_busy_seconds=device_busy / steps,
         copy_seconds=copies / steps, gpu=bool(devices), steps_from=steps_from,
-        pipeline_python_seconds=ops.pipeline_python / steps, stalled_seconds=stalled / steps)
+        pipeline_python_seconds=ops.pipeline_python / steps, stalled_seconds=stalled / steps,
+        python_op_seconds=ops.python_ops / steps)
 
 
 def _steps(host: list[tuple[str, list[Event]]], any_capture: bool) -> tuple[list[Event], list[tuple[float, float]],

@@ -261,3 +261,20 @@ def test_an_eager_kernel_held_off_its_core_is_the_machine_s_and_moves_no_part_of
             assert (count, launching, kernel) == pytest.approx(measured.eager_by_type[op], rel=0.05, abs=5e-5), op
         assert [f.cause for f in explain.explain(stalled)] == [f.cause for f in explain.explain(measured)]
     assert explain.explain(measured)[0].cause == "launch-bound"
+
+
+LOADED = Path(__file__).resolve().parents[1] / "fixtures" / "captures" / "loaded_py_function" / "vm.xplane.pb"
+
+
+def test_a_part_measured_in_an_op_no_rule_reads_leads_on_a_loaded_machine_s_capture(tmp_path):
+    """A capture the lab made in a loaded suite (tests/fixtures/captures/README.md): a tf.py_function in the step,
+    which no rule names, is the part no rule explains, measured in its op, ahead of the call's set-up the load
+    stretched; quiet, the same script reads so too (tests/rlcore/test_habits.py)."""
+    from rlcore.tracking import explain, xplane
+
+    numbers = xplane.read_capture(shutil.copy(LOADED, tmp_path / LOADED.name))  # (xprof caches beside the file)
+    assert numbers.steps == 10 and numbers.quiet_step_seconds < numbers.dispatch_seconds + numbers.compute_seconds
+    found = explain.explain(numbers)
+    assert [f.cause for f in found] == ["not-explained", "dispatch-bound"], found
+    assert "EagerPyFunc" in found[0].evidence
+    assert found[0].seconds_per_step == pytest.approx(numbers.python_op_seconds, rel=1e-6)
