@@ -277,8 +277,10 @@ def _stalls(python: list[Event], windows: list[tuple[float, float]]) -> dict[int
         call = next((h for h in reversed(holders) if h.name == "EagerExecute"), None)
         named = next((h for h in reversed(holders) if h.name.startswith("EagerLocalExecute: ")), None)
         if call is None or call.stats.get("is_func") != "0" or named is None or any(
-                h.name.startswith(SPAN) for h in holders):
-            continue  # (a span's or a function call's time is its own: a kernel inside one keeps all of it)
+                h.name.startswith((SPAN, "IteratorGetNext")) or h.name in _CONVERSIONS for h in holders):
+            # A span's, a function call's, a wait's or a conversion's time is measured whole, as its own (a wait's
+            # and a conversion's stalls are held by ``_steady``): a kernel inside one keeps all of it.
+            continue
         i = bisect.bisect_right(starts, kernel.start) - 1
         if i >= 0 and kernel.end <= windows[i][1] + 1e-9:
             per_step[i].append((named.name, kernel))
