@@ -34,7 +34,7 @@ def rate_of(command: list[str], env: dict[str, str], cwd: str) -> float:
     rates = RATE.findall(done.stderr)
     if not rates:
         raise RuntimeError(f"no tqdm rate in: {done.stderr[-500:]}")
-    return float(rates[-1])  # tqdm's last line: the whole run's average
+    return float(rates[-1])  # tqdm's last line: with TQDM_SMOOTHING=0, the whole run's average (n / elapsed)
 
 
 def main() -> None:
@@ -49,7 +49,10 @@ def main() -> None:
     folder = tempfile.mkdtemp(prefix="tracking-cost-")
     script = Path(folder) / "seed_hjb.py"
     script.write_text(seed_hjb_script())
-    base = os.environ | {"TF_CPP_MIN_LOG_LEVEL": "2", "RLCORE_HOME": str(Path(folder) / "home")}
+    # tqdm's shown rate is a moving average of its last updates unless smoothing is 0 (read from TQDM_SMOOTHING):
+    # then its last line is the whole run's n / elapsed, what the issue asks for.
+    base = os.environ | {"TF_CPP_MIN_LOG_LEVEL": "2", "RLCORE_HOME": str(Path(folder) / "home"),
+                         "TQDM_SMOOTHING": "0"}
     tracked_env = base | dict(v.split("=", 1) for v in args.variant)
     plain = [sys.executable, str(script), str(args.epochs)]
     tracked = [sys.executable, "-m", "rlcore", "profile", "--steps", str(args.steps), str(script), str(args.epochs)]
