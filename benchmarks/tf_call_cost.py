@@ -1,0 +1,76 @@
+"""Where the book loop's TensorFlow time goes, call by call (issue 52: graph ≥ 2x the PyTorch original): the greedy
+act on one state and the batch-200 train step, each as the lab's `graph` and `xla` styles call them (a concrete
+function), beside the same network's forward in numpy (the floor, no TensorFlow). One thread, alternating blocks,
+medians.
+
+    .venv/bin/python benchmarks/tf_call_cost.py --blocks 6 --calls 300
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ["TF_NUM_INTRAOP_THREADS"] = os.environ["TF_NUM_INTEROP_THREADS"] = "1"  # the ratio's 1 thread
+
+import numpy as np
+import tensorflow as tf
+
+from rlcore.workloads.dqn.config import DQNConfig
+from rlcore.workloads.dqn.tf_styles import Agent, Batch
+
+
+def per_call(blocks: int, calls: int, cases: dict[str, Callable[[], object]]) -> dict[str, float]:
+    """Median µs a call of each case, over blocks that alternate their order."""
+    for call in cases.values():
+        call()
+        call()
+    times: dict[str, list[float]] = {name: [] for name in cases}
+    for i in range(blocks):
+        order = list(cases.items()) if i % 2 == 0 else list(reversed(cases.items()))
+        for name, call in order:
+            started = time.perf_counter()
+            for _ in range(calls):
+                call()
+            times[name].append((time.perf_counter() - started) / calls * 1e6)
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--blocks", type=int, default=6)
+    parser.add_argument("--calls", type=int, default=300)
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    size = 200
+    batch = Batch(rng.random((size, 64), np.float32), rng.integers(0, 4, size).astype(np.int32),
+                  rng.random(size).astype(np.float32), rng.random((size, 64), np.float32), np.zeros(size, np.float32))
+    agents = {style: Agent(DQNConfig(exec_mode=style)) for style in ("graph", "xla")}
+    weights = [w.numpy() for w in agents["graph"].online.weights]
+    state = rng.random(64).astype(np.float32)
+
+    def numpy_act() -> int:
+        h = state[None]
+        for i in range(0, len(weights) - 2, 2):
+            h = np.maximum(h @ weights[i] + weights[i + 1], 0)
+        return int(np.argmax(h @ weights[-2] + weights[-1]))
+
+    acts = per_call(args.blocks, args.calls * 5, {
+        "act, graph": lambda: agents["graph"].act(state), "act, xla": lambda: agents["xla"].act(state),
+        "act, numpy forward (no TensorFlow)": numpy_act})
+    trains = per_call(args.blocks, args.calls, {
+        "train, graph": lambda: float(agents["graph"].train(batch)),
+        "train, xla": lambda: float(agents["xla"].train(batch))})
+    print(f"{platform.node()}, {os.cpu_count()} cores, TensorFlow {tf.__version__}, 1 thread; "
+          f"{args.blocks} alternating blocks, medians\n\n| call | µs a call |\n|---|---:|")
+    for name, micros in (acts | trains).items():
+        print(f"| {name} | {micros:,.0f} |")
+
+
+if __name__ == "__main__":
+    main()
