@@ -102,14 +102,13 @@ def numbers_of(values: list[Any]) -> list[float | None]:
     for value in values:
         if type(value).__name__ == "EagerTensor":
             try:
-                value = value.numpy()
+                fetched = value.numpy()
             except Exception:  # a tensor whose value cannot be fetched is read as any value
-                pass
-            else:
-                if getattr(value, "ndim", None) == 0 and value.dtype.kind in "fiub":
-                    numbers.append(float(value))
-                    continue
-        numbers.append(number(value))
+                fetched = None
+            if getattr(fetched, "ndim", None) == 0 and fetched.dtype.kind in "fiub":
+                numbers.append(float(fetched))
+                continue
+        numbers.append(number(value))  # anything else as the tensor itself reads, whatever numpy makes of it
     return numbers
 
 
