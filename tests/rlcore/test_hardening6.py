@@ -206,7 +206,9 @@ def test_a_detached_run_is_read_with_the_plugins_of_the_command_that_queued_it(t
     store = Store(tmp_path / "home")
     runs = [wait_final(store, run_id) for run_id in ids]
     assert [r.status for r in runs] == ["done"] * 3, [(r.status, r.error) for r in runs]
-    notes = [r.summary["profile"].get("notes", []) for r in runs]
+    # A left-out rule's note, only in the run whose command had it (other notes, such as a busy machine's stalled
+    # kernels while the suite runs beside it, are the machine's, not a plug-in's)
+    notes = [[n for n in r.summary["profile"].get("notes", []) if n.startswith("The cause rule")] for r in runs]
     causes = [{f["cause"] for f in r.summary["profile"]["findings"]} for r in runs]
     assert any("'raising'" in n for n in notes[0]) and not notes[1] and not notes[2]
     assert "other-bound" in causes[2] and "other-bound" not in causes[0] | causes[1]
