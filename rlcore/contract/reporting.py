@@ -78,6 +78,16 @@ def number(value: Any) -> float | None:
         return value
     if isinstance(value, str | bytes | dict | list | tuple | set | complex) or value is None:
         return None
+    if type(value).__name__ == "EagerTensor":
+        # A record reads every step's loss (a thousand a record in a fast loop): a scalar's value is fetched and read
+        # first (1.2 ms for 1,000, against 3.9 ms asking each its shape, size and dtype before it). One tf.stack of
+        # them all was tried: each new count of inputs is a new kernel, 20 ms a record.
+        try:
+            fetched = value.numpy()
+        except Exception:  # a tensor whose value cannot be fetched is read below, as any value
+            fetched = None
+        if getattr(fetched, "ndim", None) == 0 and fetched.dtype.kind in "fiub":
+            return float(fetched)
     # Every step's loss passes here when a record is made (a thousand tensors a record in a fast loop), so a
     # scalar's size is never asked for: a tensor answers an attribute it lacks with a long error message (4 µs).
     shape = getattr(value, "shape", None)
@@ -91,25 +101,6 @@ def number(value: Any) -> float | None:
     except (TypeError, ValueError, OverflowError):
         return None
     return result if isinstance(result, float) else None
-
-
-def numbers_of(values: list[Any]) -> list[float | None]:
-    """``number`` of each value. A fast loop leaves a thousand of TensorFlow's eager scalars a record, and ``number``
-    asks each for its shape and dtype before its value (4 µs each, a percent of a 0.5 ms step): an eager tensor's
-    value is fetched first and read as the numpy value it is (about 1 µs). Fetching them all in one ``tf.stack`` was
-    tried: a new count of inputs is a new kernel, 20 ms a record."""
-    numbers: list[float | None] = []
-    for value in values:
-        if type(value).__name__ == "EagerTensor":
-            try:
-                fetched = value.numpy()
-            except Exception:  # a tensor whose value cannot be fetched is read as any value
-                fetched = None
-            if getattr(fetched, "ndim", None) == 0 and fetched.dtype.kind in "fiub":
-                numbers.append(float(fetched))
-                continue
-        numbers.append(number(value))  # anything else as the tensor itself reads, whatever numpy makes of it
-    return numbers
 
 
 def kind_of(value: Any) -> str:
@@ -156,7 +147,7 @@ class LossWindow:
         code): it gives no speed when it is shorter than half the window before it (one step in 16 ms read as
         63 steps/s beside a steady 6)."""
         metrics: dict[str, float] = {}
-        losses, self.losses = numbers_of(self.losses), []
+        losses, self.losses = [number(x) for x in self.losses], []
         losses = [x for x in losses if x is not None]  # a loss that is no number was said once where it was logged
         if losses:
             loss = sum(losses) / len(losses)  # not fsum: inf - inf is nan here

@@ -1,5 +1,5 @@
-"""A record's losses fetched together read what each fetched alone reads: the same numbers, the same mean, the same
-stop on NaN, and whatever is no number still left out."""
+"""A record's losses, their values fetched first, read as each read before: the same numbers, the same mean, the
+same stop on NaN, and whatever is no number still left out."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from rlcore.contract.reporting import LOSS, DivergedError, LossWindow, number, numbers_of
+from rlcore.contract.reporting import LOSS, DivergedError, LossWindow, number
 
 
 @tf.function
@@ -17,9 +17,21 @@ def _loss(x: tf.Tensor) -> tf.Tensor:
     return tf.reduce_mean(tf.square(x))
 
 
-def test_a_record_s_tensors_fetched_together_are_the_numbers_each_gives_alone() -> None:
+def _as_before(value: object) -> float | None:
+    """What ``number`` read before its fetch came first: its shape, size and dtype asked, then its value."""
+    shape, size = getattr(value, "shape", None), getattr(value, "size", None)
+    if shape is not None and len(shape) > 0 and (size is None or int(size) != 1):
+        return None
+    try:
+        result = complex(value) if "complex" in str(getattr(value, "dtype", "")) else float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return result if isinstance(result, float) else None
+
+
+def test_a_record_s_tensors_read_the_numbers_they_read_before() -> None:
     losses = [_loss(tf.fill([100, 1], 0.37 * i)) for i in range(300)]
-    assert numbers_of(losses) == [number(x) for x in losses]  # exactly: float32 widened the same way
+    assert [number(x) for x in losses] == [_as_before(x) for x in losses]  # exactly: float32 widened the same way
     window = LossWindow("steps/s")
     for x in losses:
         window.add_loss(x)
@@ -35,8 +47,8 @@ def test_a_record_s_tensors_fetched_together_are_the_numbers_each_gives_alone() 
     [tf.constant(2.0, tf.bfloat16), tf.constant(3.0, tf.bfloat16)],
     [1.0, tf.constant(2.0), np.float32(3.0), "text", None],
 ])
-def test_values_of_every_kind_read_as_they_read_alone(values: list) -> None:
-    together, alone = numbers_of(values), [number(x) for x in values]
+def test_values_of_every_kind_read_as_they_read_before(values: list) -> None:
+    together, alone = [number(x) for x in values], [_as_before(x) for x in values]
     assert [None if x is None else round(x, 6) for x in together] == [None if x is None else round(x, 6)
                                                                        for x in alone]
 
