@@ -72,14 +72,23 @@ def main() -> None:
     def flat_train() -> float:
         return float(train._inference_function.call_preflattened([*(tf.constant(x) for x in batch), *train_captures]))
 
+    def single_threaded(call: Callable[[], object]) -> Callable[[], object]:
+        """The call under TensorFlow's single-threaded function executor (kernels inline on the calling thread)."""
+        def wrapped() -> object:
+            with tf.experimental.function_executor_type("SINGLE_THREADED_EXECUTOR"):
+                return call()
+        return wrapped
+
     acts = per_call(args.blocks, args.calls * 5, {
         "act, graph": lambda: agents["graph"].act(state), "act, xla": lambda: agents["xla"].act(state),
         "act, graph, flat call (no argument binding)": flat_act,
+        "act, graph, single-threaded executor": single_threaded(lambda: agents["graph"].act(state)),
         "act, numpy forward (no TensorFlow)": numpy_act})
     trains = per_call(args.blocks, args.calls, {
         "train, graph": lambda: float(agents["graph"].train(batch)),
         "train, xla": lambda: float(agents["xla"].train(batch)),
-        "train, graph, flat call (no argument binding)": flat_train})
+        "train, graph, flat call (no argument binding)": flat_train,
+        "train, graph, single-threaded executor": single_threaded(lambda: float(agents["graph"].train(batch)))})
     print(f"{platform.node()}, {os.cpu_count()} cores, TensorFlow {tf.__version__}, 1 thread; "
           f"{args.blocks} alternating blocks, medians\n\n| call | µs a call |\n|---|---:|")
     for name, micros in (acts | trains).items():
