@@ -75,6 +75,13 @@ def main() -> None:
         original, graph = median("pytorch", threads), median("graph", threads)
         print(f"| {threads} | {original:,.0f} | {graph:,.0f} | {graph / original:.2f}x | {turbo:,.0f} | "
               f"{turbo / original:,.0f}x |")
+    for threads in (int(t) for t in args.threads.split(",")):
+        pairs = [next(r for r in results if r["style"] == "graph" and r["threads"] == threads
+                      and r["config"]["seed"] == seed)["steps_per_second"]
+                 / next(r for r in results if r["style"] == "pytorch" and r["threads"] == threads
+                        and r["config"]["seed"] == seed)["steps_per_second"] for seed in seeds]
+        print(f"\n{threads} thread(s), graph / original by pair (seed): "
+              + ", ".join(f"{ratio:.2f}x" for ratio in pairs) + f"; median {statistics.median(pairs):.2f}x")
     wins = {s: statistics.median(r["win_rate"] for r in results if r["style"] == s)
             for s in ("pytorch", "graph", "turbo")}
     print("\nwin rate, medians: " + ", ".join(f"{s} {w:.1%}" for s, w in wins.items()))

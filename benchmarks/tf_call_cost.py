@@ -1,7 +1,7 @@
 """Where the book loop's TensorFlow time goes, call by call (issue 52: graph ≥ 2x the PyTorch original): the greedy
 act on one state and the batch-200 train step, each as the lab's `graph` and `xla` styles call them (a concrete
-function), beside the same network's forward in numpy (the floor, no TensorFlow). One thread, alternating blocks,
-medians.
+function), beside the same network's forward in numpy (the floor, no TensorFlow); and a greedy training move (both,
+in two calls or in one). One thread, alternating blocks, medians.
 
     .venv/bin/python benchmarks/tf_call_cost.py --blocks 6 --calls 300
 """
@@ -62,7 +62,7 @@ def main() -> None:
 
     # The same graphs called below the concrete function's argument binding: its atomic function with the captured
     # variables appended (TensorFlow's private call path, measured here only to say what the binding costs).
-    greedy, train = agents["graph"]._greedy, agents["graph"]._train
+    greedy, train = agents["graph"]._greedy, agents["graph"].train_fn.get_concrete_function()
     greedy_captures, train_captures = list(greedy.captured_inputs), list(train.captured_inputs)
 
     def flat_act() -> int:
@@ -89,9 +89,24 @@ def main() -> None:
         "train, xla": lambda: float(agents["xla"].train(batch)),
         "train, graph, flat call (no argument binding)": flat_train,
         "train, graph, single-threaded executor": single_threaded(lambda: float(agents["graph"].train(batch)))})
+    def move(style: str, one_call: bool) -> Callable[[], int]:
+        """A greedy training move's TensorFlow: the train step, then the greedy act on the state just remembered —
+        with a call of its own (two calls), or read from the train call (one call, as the book loop now plays)."""
+        agent = agents[style]
+
+        def call() -> int:
+            float(agent.train(batch, next_state=state if one_call else None))
+            return agent.act(state)
+        return call
+
+    moves = per_call(args.blocks, args.calls, {
+        "greedy training move, graph, two calls": move("graph", False),
+        "greedy training move, graph, one call": move("graph", True),
+        "greedy training move, xla, two calls": move("xla", False),
+        "greedy training move, xla, one call": move("xla", True)})
     print(f"{platform.node()}, {os.cpu_count()} cores, TensorFlow {tf.__version__}, 1 thread; "
           f"{args.blocks} alternating blocks, medians\n\n| call | µs a call |\n|---|---:|")
-    for name, micros in (acts | trains).items():
+    for name, micros in (acts | trains | moves).items():
         print(f"| {name} | {micros:,.0f} |")
 
 

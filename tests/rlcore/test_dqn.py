@@ -72,8 +72,44 @@ def test_compiled_styles_trace_once_over_a_whole_run(mode):
     result = dqn.train(DQNConfig(exec_mode=mode, **TINY))
     agent = result.agent
     assert result.steps > TINY["memory_size"]  # many act and train calls happened
-    assert agent.train_fn.experimental_get_tracing_count() == 1
+    assert agent.train_then_act_fn.experimental_get_tracing_count() == 1
     assert agent.greedy_fn.experimental_get_tracing_count() == 1
+    assert agent.train_fn.experimental_get_tracing_count() == 0  # the loop's train call is the one that also acts
+
+
+@pytest.mark.parametrize("mode", ["graph", "xla"])
+def test_the_train_call_acts_as_a_second_call_would(mode):
+    """The greedy action a compiled style's train call returns for the next state is the one act would find with
+    its own call after that step; a state it was not given (even with equal values) gets its own call."""
+    cfg = DQNConfig(seed=3)
+    rng = np.random.default_rng(4)
+    fused, separate = dqn.Agent(cfg, mode), dqn.Agent(cfg, mode)
+    for _ in range(6):
+        batch, state = _batch(rng), rng.random(64, dtype=np.float32)
+        fused.train(batch, next_state=state)
+        separate.train(batch)
+        assert fused._next_state is state  # act will read it, not call TensorFlow
+        assert fused.act(state) == separate.act(state)
+        assert fused.act(state.copy()) == separate.act(state)
+    fused.train(_batch(rng))
+    assert fused._next_state is None  # the weights moved: no action is read from before
+
+
+def test_one_call_a_move_plays_the_run_two_calls_play():
+    """The book's loop in graph style with the train call acting (one TensorFlow call a move) makes the same moves,
+    losses and win rate as with a second call for each greedy move."""
+
+    class TwoCalls(dqn.TFLearner):
+        def learn(self, batch):
+            return self.agent.train(batch)
+
+    cfg = DQNConfig(exec_mode="graph", **TINY)
+    one = dqn.train(cfg)
+    two = loop.train_book_loop(cfg, TwoCalls(cfg, dqn.Agent(cfg)))
+    assert (one.steps, one.games, one.win_rate) == (two.steps, two.games, two.win_rate)
+    assert one.final_loss == pytest.approx(two.final_loss, rel=1e-6)
+    assert one.agent.train_fn.experimental_get_tracing_count() == 0
+    assert two.agent.train_fn.experimental_get_tracing_count() == 1  # it did make the second calls
 
 
 def test_replay_memory_is_fifo_and_samples_without_replacement():
@@ -123,7 +159,7 @@ def test_same_seed_same_run():
 
 
 def test_nan_loss_stops_with_diverged(monkeypatch):
-    monkeypatch.setattr(dqn.Agent, "train", lambda self, batch: tf.constant(float("nan")))
+    monkeypatch.setattr(dqn.Agent, "train", lambda self, batch, next_state=None: tf.constant(float("nan")))
     with pytest.raises(reporting.DivergedError, match="became nan"):
         dqn.train(DQNConfig(exec_mode="graph", **TINY), report_interval=0.0)
 

@@ -93,6 +93,17 @@ def make_train_step(online: keras.Model, target: keras.Model, optimizer: keras.o
     return train_step
 
 
+def _then_act(train_step: Callable, greedy: Callable) -> Callable:
+    """A train step that then returns the greedy actions of ``states`` under the weights it just updated (a read after
+    the update in program order: tf.function's automatic control dependencies keep that order in the graph)."""
+
+    def train_then_act(s1, a, r, s2, done, states):
+        loss = train_step(s1, a, r, s2, done)
+        return loss, greedy(states)
+
+    return train_then_act
+
+
 _BATCH_SIGNATURE = [STATES, tf.TensorSpec((None,), tf.int32), tf.TensorSpec((None,), tf.float32), STATES,
                     tf.TensorSpec((None,), tf.float32)]
 
@@ -113,10 +124,20 @@ class Agent:
         self.train_fn = compile_fn(body, TF_RUN[self.mode], input_signature=_BATCH_SIGNATURE)
         self.greedy_fn = compile_fn(self._greedy_body, TF_RUN[self.mode], input_signature=[STATES])
         self._train, self._greedy = self.train_fn, self.greedy_fn
+        # The compiled styles' train call also returns the greedy action of the state the loop will act on next,
+        # under the weights it just updated: one TensorFlow call a training move instead of two (a call's fixed
+        # cost, ~250 us on a small CPU, is many times the batch-1 forward it carries; docs/performance.md).
+        self.train_then_act_fn = None
+        self._train_then_act = None
+        self._next_state: np.ndarray | None = None  # the state whose greedy action the last train call returned
+        self._next_action: tf.Tensor | None = None
         if self.mode in (Style.GRAPH, Style.XLA):
+            self.train_then_act_fn = compile_fn(_then_act(body, self._greedy_body), TF_RUN[self.mode],
+                                                input_signature=[*_BATCH_SIGNATURE, STATES])
             # Calling the traced graph directly skips tf.function's per-call argument binding,
             # which costs more than the train step itself on a small CPU (see the README).
-            self._train = self.train_fn.get_concrete_function()
+            self._train = None  # traced at its first use: the book's loop only ever calls the one below
+            self._train_then_act = self.train_then_act_fn.get_concrete_function()
             self._greedy = self.greedy_fn.get_concrete_function()
             # A concrete function sets its graph up (optimized, its executor built) at its first call: the greedy
             # one is called once here, before the run's clock starts (it changes nothing); the training one cannot
@@ -132,6 +153,8 @@ class Agent:
         """Greedy action for one (64,) state; ties go to the lowest index, like numpy's argmax."""
         if self.mode is Style.NAIVE:
             return int(np.argmax(self.online.predict(state[None], verbose=0)[0]))
+        if state is self._next_state:  # the last train call found it, under the same weights
+            return int(self._next_action.numpy()[0])
         return int(self._greedy(tf.constant(state[None])).numpy()[0])
 
     def greedy_actions(self, states: np.ndarray) -> np.ndarray:
@@ -140,11 +163,22 @@ class Agent:
             return np.argmax(self.online.predict(states, verbose=0), axis=1)
         return self._greedy(tf.constant(states)).numpy()
 
-    def train(self, batch: Batch) -> tf.Tensor:
-        """One gradient step on a batch; returns the loss tensor (fetched only when reported)."""
+    def train(self, batch: Batch, next_state: np.ndarray | None = None) -> tf.Tensor:
+        """One gradient step on a batch; returns the loss tensor (fetched only when reported).
+
+        Given ``next_state`` (the state the loop acts on next), a compiled style's call also finds its greedy action
+        under the updated weights, which ``act(next_state)`` then reads instead of calling TensorFlow again."""
         if self.mode is Style.NAIVE:
             return self._train(*batch)  # the seed passes numpy arrays straight in
-        return self._train(*(tf.constant(x) for x in batch))
+        tensors = [tf.constant(x) for x in batch]
+        self._next_state = None  # whatever the last call found, the weights have moved on
+        if next_state is None or self._train_then_act is None:
+            if self._train is None:
+                self._train = self.train_fn.get_concrete_function()
+            return self._train(*tensors)
+        loss, self._next_action = self._train_then_act(*tensors, tf.constant(next_state[None]))
+        self._next_state = next_state
+        return loss
 
     def sync(self) -> None:
         copy_weights(self.online, self.target)
@@ -166,6 +200,7 @@ class TFLearner:
         self.sample_rng = np.random.default_rng(sample_seed)
         self.memory = ReplayMemory(cfg.memory_size)
         self.q_values = agent.q_values
+        self._last_s2: np.ndarray | None = None
 
     def state(self, env: gw.Gridworld) -> np.ndarray:
         return env.state(self.cfg.train_noise)
@@ -177,6 +212,7 @@ class TFLearner:
 
     def remember(self, s1: np.ndarray, action: int, reward: float, s2: np.ndarray) -> None:
         self.memory.add(s1, action, reward, s2, reward > 0)  # done only on reaching the goal
+        self._last_s2 = s2  # the state the loop acts on next, if the game goes on
 
     def ready(self) -> bool:
         return len(self.memory) > self.cfg.warmup
@@ -185,7 +221,7 @@ class TFLearner:
         return self.memory.sample(self.sample_rng, self.cfg.batch_size)
 
     def learn(self, batch: Batch) -> tf.Tensor:
-        return self.agent.train(batch)
+        return self.agent.train(batch, next_state=self._last_s2)
 
     def sync(self) -> None:
         self.agent.sync()
