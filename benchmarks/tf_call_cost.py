@@ -48,7 +48,7 @@ def main() -> None:
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     size = 200
-    batch = Batch(rng.random((size, 64), np.float32), rng.integers(0, 4, size).astype(np.int32),
+    batch = Batch.of(rng.random((size, 64), np.float32), rng.integers(0, 4, size).astype(np.int32),
                   rng.random(size).astype(np.float32), rng.random((size, 64), np.float32), np.zeros(size, np.float32))
     agents = {style: Agent(DQNConfig(exec_mode=style)) for style in ("graph", "xla")}
     weights = [w.numpy() for w in agents["graph"].online.weights]
@@ -70,7 +70,7 @@ def main() -> None:
                    .numpy()[0])
 
     def flat_train() -> float:
-        return float(train._inference_function.call_preflattened([*(tf.constant(x) for x in batch), *train_captures]))
+        return float(train._inference_function.call_preflattened([tf.constant(batch.rows), *train_captures]))
 
     def single_threaded(call: Callable[[], object]) -> Callable[[], object]:
         """The call under TensorFlow's single-threaded function executor (kernels inline on the calling thread)."""

@@ -20,7 +20,7 @@ TINY = {"epochs": 12, "memory_size": 120, "batch_size": 16, "sync_every": 25, "t
 
 
 def _batch(rng, n=32):
-    return dqn.Batch(
+    return dqn.Batch.of(
         s1=rng.random((n, 64), dtype=np.float32),
         a=rng.integers(0, 4, n).astype(np.int32),
         r=rng.choice([-1.0, -10.0, 10.0], n).astype(np.float32),
@@ -114,14 +114,18 @@ def test_one_call_a_move_plays_the_run_two_calls_play():
 
 def test_replay_memory_is_fifo_and_samples_without_replacement():
     mem = dqn.ReplayMemory(5)
-    s = np.zeros(64, np.float32)
     for i in range(8):
-        mem.add(s, i % 4, float(i), s, i == 7)
+        mem.add(np.full(64, i, np.float32), i % 4, float(i), np.full(64, -i, np.float32), i == 7)
     assert len(mem) == 5
-    assert sorted(mem.r.tolist()) == [3.0, 4.0, 5.0, 6.0, 7.0]  # the three oldest were evicted
+    assert sorted(mem.rows[:, dqn.REWARD].tolist()) == [3.0, 4.0, 5.0, 6.0, 7.0]  # the three oldest were evicted
     batch = mem.sample(np.random.default_rng(0), 5)
     assert sorted(batch.r.tolist()) == [3.0, 4.0, 5.0, 6.0, 7.0]
-    assert batch.done.sum() == 1.0
+    assert batch.done.sum() == 1.0 and batch.done[batch.r == 7.0] == 1.0
+    i = batch.r.astype(int)  # each row's columns are its own transition's
+    np.testing.assert_array_equal(batch.a, i % 4)
+    assert batch.a.dtype == np.int32
+    np.testing.assert_array_equal(batch.s1, np.repeat(i[:, None], 64, axis=1))
+    np.testing.assert_array_equal(batch.s2, -np.repeat(i[:, None], 64, axis=1))
 
 
 def test_training_loop_reports_records_phases_and_a_win_rate():

@@ -72,7 +72,7 @@ def build(suite: str, name: str, batch: int, width: int, seed: int, steps_per_ca
         return lambda: agent.greedy_actions(states)
     agent = Agent(_config(batch, width, seed), name)
     states = rng.random((2, batch, 64), dtype=np.float32)
-    data = Batch(states[0], rng.integers(0, 4, batch, dtype=np.int32),
+    data = Batch.of(states[0], rng.integers(0, 4, batch, dtype=np.int32),
                  rng.choice(np.array([-1.0, 10.0, -10.0], np.float32), batch), states[1],
                  (rng.random(batch) < 0.1).astype(np.float32))
     return lambda: float(agent.train(data))

@@ -27,24 +27,55 @@ from rlcore.workloads.dqn.win_rate import N_ACTIONS, STATE_SIZE
 # ---------------------------------------------------------------- replay memory
 
 
+# One transition a row of one float32 array, s1 | a | r | s2 | done: a sample is one index into it, and a compiled
+# style's train call gets one tensor (a concrete function binds each argument apart, ~25 µs each on a small CPU,
+# more than the indexing and slicing it saves; docs/performance.md).
+S1, ACTION, REWARD, S2, DONE = slice(0, STATE_SIZE), STATE_SIZE, STATE_SIZE + 1, \
+    slice(STATE_SIZE + 2, 2 * STATE_SIZE + 2), 2 * STATE_SIZE + 2
+ROW = 2 * STATE_SIZE + 3
+
+
 class Batch(NamedTuple):
-    s1: np.ndarray  # (B, 64) float32
-    a: np.ndarray  # (B,) int32
-    r: np.ndarray  # (B,) float32
-    s2: np.ndarray  # (B, 64) float32
-    done: np.ndarray  # (B,) float32, 1.0 only when the goal was reached
+    """A sample of transitions, a row each (see ROW); the columns read as the book names them."""
+
+    rows: np.ndarray  # (B, ROW) float32
+
+    @classmethod
+    def of(cls, s1: np.ndarray, a: np.ndarray, r: np.ndarray, s2: np.ndarray, done: np.ndarray) -> Batch:
+        """The rows of (B, 64) states, (B,) actions, rewards and done flags (1.0 only when the goal was reached)."""
+        return cls(np.concatenate([s1, a[:, None], r[:, None], s2, done[:, None]], axis=1, dtype=np.float32))
+
+    @property
+    def s1(self) -> np.ndarray:
+        return self.rows[:, S1]
+
+    @property
+    def a(self) -> np.ndarray:
+        return self.rows[:, ACTION].astype(np.int32)
+
+    @property
+    def r(self) -> np.ndarray:
+        return self.rows[:, REWARD]
+
+    @property
+    def s2(self) -> np.ndarray:
+        return self.rows[:, S2]
+
+    @property
+    def done(self) -> np.ndarray:
+        return self.rows[:, DONE]
+
+    def columns(self) -> tuple[np.ndarray, ...]:
+        """s1, a, r, s2, done: the train step's arguments, as the book names them."""
+        return self.s1, self.a, self.r, self.s2, self.done
 
 
 class ReplayMemory:
-    """FIFO replay memory in preallocated arrays (the book's deque(maxlen), without tuples)."""
+    """FIFO replay memory in one preallocated array (the book's deque(maxlen), without tuples)."""
 
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
-        self.s1 = np.zeros((capacity, STATE_SIZE), np.float32)
-        self.a = np.zeros(capacity, np.int32)
-        self.r = np.zeros(capacity, np.float32)
-        self.s2 = np.zeros((capacity, STATE_SIZE), np.float32)
-        self.done = np.zeros(capacity, np.float32)
+        self.rows = np.zeros((capacity, ROW), np.float32)
         self.size = 0
         self._next = 0
 
@@ -52,15 +83,14 @@ class ReplayMemory:
         return self.size
 
     def add(self, s1: np.ndarray, a: int, r: float, s2: np.ndarray, done: bool) -> None:
-        i = self._next
-        self.s1[i], self.a[i], self.r[i], self.s2[i], self.done[i] = s1, a, r, s2, done
-        self._next = (i + 1) % self.capacity
+        row = self.rows[self._next]
+        row[S1], row[ACTION], row[REWARD], row[S2], row[DONE] = s1, a, r, s2, done
+        self._next = (self._next + 1) % self.capacity
         self.size = min(self.size + 1, self.capacity)
 
     def sample(self, rng: np.random.Generator, batch_size: int) -> Batch:
         """A uniform sample without replacement, like the book's random.sample."""
-        idx = rng.choice(self.size, batch_size, replace=False)
-        return Batch(self.s1[idx], self.a[idx], self.r[idx], self.s2[idx], self.done[idx])
+        return Batch(self.rows[rng.choice(self.size, batch_size, replace=False)])
 
 
 # ---------------------------------------------------------------- the agent in each style
@@ -93,12 +123,22 @@ def make_train_step(online: keras.Model, target: keras.Model, optimizer: keras.o
     return train_step
 
 
-def _then_act(train_step: Callable, greedy: Callable) -> Callable:
-    """A train step that then returns the greedy actions of ``states`` under the weights it just updated (a read after
-    the update in program order: tf.function's automatic control dependencies keep that order in the graph)."""
+def _on_rows(train_step: Callable) -> Callable:
+    """The train step on a batch's rows (one tensor), cut into its columns inside the graph."""
 
-    def train_then_act(s1, a, r, s2, done, states):
-        loss = train_step(s1, a, r, s2, done)
+    def train_on_rows(rows):
+        return train_step(rows[:, S1], tf.cast(rows[:, ACTION], tf.int32), rows[:, REWARD], rows[:, S2],
+                          rows[:, DONE])
+
+    return train_on_rows
+
+
+def _then_act(train_step: Callable, greedy: Callable) -> Callable:
+    """A train step on rows that then returns the greedy actions of ``states`` under the weights it just updated (a
+    read after the update in program order: tf.function's automatic control dependencies keep that order)."""
+
+    def train_then_act(rows, states):
+        loss = train_step(rows)
         return loss, greedy(states)
 
     return train_then_act
@@ -106,6 +146,7 @@ def _then_act(train_step: Callable, greedy: Callable) -> Callable:
 
 _BATCH_SIGNATURE = [STATES, tf.TensorSpec((None,), tf.int32), tf.TensorSpec((None,), tf.float32), STATES,
                     tf.TensorSpec((None,), tf.float32)]
+_ROWS = tf.TensorSpec((None, ROW), tf.float32)
 
 
 class Agent:
@@ -121,7 +162,11 @@ class Agent:
 
         gather = gather_python_list if self.mode is Style.NAIVE else gather_batched
         body = make_train_step(self.online, self.target, self.optimizer, cfg.gamma, gather)
-        self.train_fn = compile_fn(body, TF_RUN[self.mode], input_signature=_BATCH_SIGNATURE)
+        self.compiled = self.mode in (Style.GRAPH, Style.XLA)
+        if self.compiled:  # one tensor a call (see ROW)
+            body = _on_rows(body)
+        self.train_fn = compile_fn(body, TF_RUN[self.mode],
+                                   input_signature=[_ROWS] if self.compiled else _BATCH_SIGNATURE)
         self.greedy_fn = compile_fn(self._greedy_body, TF_RUN[self.mode], input_signature=[STATES])
         self._train, self._greedy = self.train_fn, self.greedy_fn
         # The compiled styles' train call also returns the greedy action of the state the loop will act on next,
@@ -131,9 +176,9 @@ class Agent:
         self._train_then_act = None
         self._next_state: np.ndarray | None = None  # the state whose greedy action the last train call returned
         self._next_action: tf.Tensor | None = None
-        if self.mode in (Style.GRAPH, Style.XLA):
+        if self.compiled:
             self.train_then_act_fn = compile_fn(_then_act(body, self._greedy_body), TF_RUN[self.mode],
-                                                input_signature=[*_BATCH_SIGNATURE, STATES])
+                                                input_signature=[_ROWS, STATES])
             # Calling the traced graph directly skips tf.function's per-call argument binding,
             # which costs more than the train step itself on a small CPU (see the README).
             self._train = None  # traced at its first use: the book's loop only ever calls the one below
@@ -169,14 +214,16 @@ class Agent:
         Given ``next_state`` (the state the loop acts on next), a compiled style's call also finds its greedy action
         under the updated weights, which ``act(next_state)`` then reads instead of calling TensorFlow again."""
         if self.mode is Style.NAIVE:
-            return self._train(*batch)  # the seed passes numpy arrays straight in
-        tensors = [tf.constant(x) for x in batch]
+            return self._train(*batch.columns())  # the seed passes numpy arrays straight in
+        if not self.compiled:
+            return self._train(*(tf.constant(x) for x in batch.columns()))
+        rows = tf.constant(batch.rows)
         self._next_state = None  # whatever the last call found, the weights have moved on
-        if next_state is None or self._train_then_act is None:
+        if next_state is None:
             if self._train is None:
                 self._train = self.train_fn.get_concrete_function()
-            return self._train(*tensors)
-        loss, self._next_action = self._train_then_act(*tensors, tf.constant(next_state[None]))
+            return self._train(rows)
+        loss, self._next_action = self._train_then_act(rows, tf.constant(next_state[None]))
         self._next_state = next_state
         return loss
 
