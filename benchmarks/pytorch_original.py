@@ -44,15 +44,17 @@ def main() -> None:
     p.add_argument("--games", type=int, default=1000)
     p.add_argument("--seeds", default="0,1,2")
     p.add_argument("--threads", default="1,2")
+    p.add_argument("--also", default="", help="more TensorFlow styles in each pair, such as xla (comma-separated)")
     p.add_argument("--json", type=Path)
     args = p.parse_args()
+    compared = ["graph", *(s for s in args.also.split(",") if s)]
     seeds = [int(s) for s in args.seeds.split(",")]
     results: list[dict] = []
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(tmp)
         for threads in (int(t) for t in args.threads.split(",")):
             for i, seed in enumerate(seeds):
-                styles = ["graph", "pytorch"] if i % 2 == 0 else ["pytorch", "graph"]  # alternate who goes first
+                styles = [*compared, "pytorch"] if i % 2 == 0 else ["pytorch", *compared]  # alternate who goes first
                 for style in styles:
                     results.append(one(store, {"exec_mode": style, "epochs": args.games, "seed": seed,
                                                 "threads": threads, "eval_every": 0}) | {"threads": threads})
@@ -75,15 +77,17 @@ def main() -> None:
         original, graph = median("pytorch", threads), median("graph", threads)
         print(f"| {threads} | {original:,.0f} | {graph:,.0f} | {graph / original:.2f}x | {turbo:,.0f} | "
               f"{turbo / original:,.0f}x |")
+    def speed(style: str, threads: int, seed: int) -> float:
+        return next(r["steps_per_second"] for r in results
+                    if r["style"] == style and r["threads"] == threads and r["config"]["seed"] == seed)
+
     for threads in (int(t) for t in args.threads.split(",")):
-        pairs = [next(r for r in results if r["style"] == "graph" and r["threads"] == threads
-                      and r["config"]["seed"] == seed)["steps_per_second"]
-                 / next(r for r in results if r["style"] == "pytorch" and r["threads"] == threads
-                        and r["config"]["seed"] == seed)["steps_per_second"] for seed in seeds]
-        print(f"\n{threads} thread(s), graph / original by pair (seed): "
-              + ", ".join(f"{ratio:.2f}x" for ratio in pairs) + f"; median {statistics.median(pairs):.2f}x")
+        for style in compared:
+            pairs = [speed(style, threads, seed) / speed("pytorch", threads, seed) for seed in seeds]
+            print(f"\n{threads} thread(s), {style} / original by pair (seed): "
+                  + ", ".join(f"{ratio:.2f}x" for ratio in pairs) + f"; median {statistics.median(pairs):.2f}x")
     wins = {s: statistics.median(r["win_rate"] for r in results if r["style"] == s)
-            for s in ("pytorch", "graph", "turbo")}
+            for s in ("pytorch", *compared, "turbo")}
     print("\nwin rate, medians: " + ", ".join(f"{s} {w:.1%}" for s, w in wins.items()))
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
