@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rlcore.runs import service
-from rlcore.runs.local import launch
+from rlcore.runs.local import launch, runner_alive
 from rlcore.runs.store import Store
 
 
@@ -64,6 +64,9 @@ def main() -> None:
         for seed in seeds:
             results.append(one(store, {"seed": seed}, kind="turbo") | {"threads": 0})
             print(f"turbo seed={seed}: {results[-1]['steps_per_second']:,.0f} env steps/s", file=sys.stderr, flush=True)
+        deadline = time.monotonic() + 30  # the queue runner idles a second before it ends: the store stays till then
+        while runner_alive(store) and time.monotonic() < deadline:
+            time.sleep(0.2)
 
     def median(style: str, threads: int | None = None) -> float:
         return statistics.median(r["steps_per_second"] for r in results if r["style"] == style
