@@ -17,12 +17,13 @@ from collections.abc import Callable
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ["TF_NUM_INTRAOP_THREADS"] = os.environ["TF_NUM_INTEROP_THREADS"] = "1"  # the ratio's 1 thread
+os.environ["OMP_NUM_THREADS"] = os.environ["OPENBLAS_NUM_THREADS"] = "1"  # numpy's floor too
 
 import numpy as np
 import tensorflow as tf
 
 from rlcore.workloads.dqn.config import DQNConfig
-from rlcore.workloads.dqn.tf_styles import Agent, Batch
+from rlcore.workloads.dqn.tf_styles import _BATCH_SIGNATURE, Agent, Batch, gather_batched, make_train_step
 
 
 def per_call(blocks: int, calls: int, cases: dict[str, Callable[[], object]]) -> dict[str, float]:
@@ -89,6 +90,55 @@ def main() -> None:
         "train, xla": lambda: float(agents["xla"].train(batch)),
         "train, graph, flat call (no argument binding)": flat_train,
         "train, graph, single-threaded executor": single_threaded(lambda: float(agents["graph"].train(batch)))})
+    # The floor: the train step's matrix products and nothing else (two forwards of the network on the batch, the
+    # backward's products), in numpy (OpenBLAS) and in one TensorFlow call, graph and XLA.
+    kernels = [w for w in weights if w.ndim == 2]
+
+    def products(matmul: Callable, transpose: Callable, s1: object, s2: object, ws: list) -> list:
+        h = s2
+        for w in ws:
+            h = matmul(h, w)
+        hidden, h = [s1], s1
+        for w in ws:
+            h = matmul(h, w)
+            hidden.append(h)
+        grad, out = h * 0 + 1, []
+        for i in reversed(range(len(ws))):
+            out.append(matmul(transpose(hidden[i]), grad))
+            if i > 0:
+                grad = matmul(grad, transpose(ws[i]))
+        return out
+
+    tf_kernels = [tf.constant(w) for w in kernels]
+    tf_s1, tf_s2 = tf.constant(batch.s1), tf.constant(batch.s2)
+    spec = tf.TensorSpec(tf_s1.shape, tf.float32)
+    floors = {jit: tf.function(lambda a, b: products(tf.matmul, tf.transpose, a, b, tf_kernels), jit_compile=jit)
+              .get_concrete_function(spec, spec) for jit in (False, True)}
+    s1, s2 = np.ascontiguousarray(batch.s1), np.ascontiguousarray(batch.s2)
+    floor = per_call(args.blocks, args.calls, {
+        "train's matrix products only, numpy": lambda: products(np.matmul, np.transpose, s1, s2, kernels),
+        "train's matrix products only, graph": lambda: floors[False](tf_s1, tf_s2)[0].numpy(),
+        "train's matrix products only, xla": lambda: floors[True](tf_s1, tf_s2)[0].numpy()})
+
+    # A training move's sample, its tensors and the train call, from a replay memory of one row array (as the lab
+    # keeps it) against five arrays, one a column, into a train graph of five arguments (as it kept them before).
+    graph = agents["graph"]
+    five_args = tf.function(make_train_step(graph.online, graph.target, graph.optimizer, 0.9, gather_batched),
+                            input_signature=_BATCH_SIGNATURE).get_concrete_function()
+    memory = Batch.of(*(np.concatenate([c] * 5) for c in batch.columns()))  # 1,000 transitions
+    memory_columns = [np.ascontiguousarray(c) for c in memory.columns()]
+    sample_rng = np.random.default_rng(1)
+
+    def from_rows() -> float:
+        return float(graph.train(Batch(memory.rows[sample_rng.choice(len(memory.rows), size, replace=False)])))
+
+    def from_columns() -> float:
+        idx = sample_rng.choice(len(memory.rows), size, replace=False)
+        return float(five_args(*(tf.constant(c[idx]) for c in memory_columns)))
+
+    samples = per_call(args.blocks, args.calls, {"sample, tensors and train call, five arrays": from_columns,
+                                                 "sample, tensors and train call, one row array": from_rows})
+
     def move(style: str, one_call: bool) -> Callable[[], int]:
         """A greedy training move's TensorFlow: the train step, then the greedy act on the state just remembered —
         with a call of its own (two calls), or read from the train call (one call, as the book loop now plays)."""
@@ -106,7 +156,7 @@ def main() -> None:
         "greedy training move, xla, one call": move("xla", True)})
     print(f"{platform.node()}, {os.cpu_count()} cores, TensorFlow {tf.__version__}, 1 thread; "
           f"{args.blocks} alternating blocks, medians\n\n| call | µs a call |\n|---|---:|")
-    for name, micros in (acts | trains | moves).items():
+    for name, micros in (acts | trains | floor | samples | moves).items():
         print(f"| {name} | {micros:,.0f} |")
 
 

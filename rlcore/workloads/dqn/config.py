@@ -17,7 +17,7 @@ class Style(StrEnum):
 
     NAIVE = "naive"  # the seed's slow port: model.predict per move, eager step, Python-list gather
     EAGER = "eager"  # direct model call, tf.gather(batch_dims=1), eager step
-    GRAPH = "graph"  # act and train step as tf.functions
+    GRAPH = "graph"  # act and train step as tf.functions, one call a training move (the train call also acts)
     XLA = "xla"  # the same, compiled with XLA (jit_compile=True)
     PYTORCH = "pytorch"  # the book's own loop in PyTorch: the yardstick the seed's port is measured against
 
