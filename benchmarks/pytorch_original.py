@@ -80,6 +80,7 @@ def main() -> None:
         original, graph = median("pytorch", threads), median("graph", threads)
         print(f"| {threads} | {original:,.0f} | {graph:,.0f} | {graph / original:.2f}x | {turbo:,.0f} | "
               f"{turbo / original:,.0f}x |")
+
     def speed(style: str, threads: int, seed: int) -> float:
         return next(r["steps_per_second"] for r in results
                     if r["style"] == style and r["threads"] == threads and r["config"]["seed"] == seed)

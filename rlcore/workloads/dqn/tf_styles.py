@@ -9,6 +9,7 @@ and train steps once. Environment logic stays in numpy so the styles differ only
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -168,20 +169,18 @@ class Agent:
         self.train_fn = compile_fn(body, TF_RUN[self.mode],
                                    input_signature=[_ROWS] if self.compiled else _BATCH_SIGNATURE)
         self.greedy_fn = compile_fn(self._greedy_body, TF_RUN[self.mode], input_signature=[STATES])
-        self._train, self._greedy = self.train_fn, self.greedy_fn
-        # The compiled styles' train call also returns the greedy action of the state the loop will act on next,
-        # under the weights it just updated: one TensorFlow call a training move instead of two (a call's fixed
-        # cost, ~250 us on a small CPU, is many times the batch-1 forward it carries; docs/performance.md).
+        self._greedy = self.greedy_fn
         self.train_then_act_fn = None
-        self._train_then_act = None
         self._next_state: np.ndarray | None = None  # the state whose greedy action the last train call returned
         self._next_action: tf.Tensor | None = None
         if self.compiled:
+            # The train call also returns the greedy action of the state the loop acts on next, under the weights it
+            # just updated: one TensorFlow call a training move instead of two (a call's fixed cost, ~250 µs on a
+            # small CPU, is many times the batch-1 forward it carries; docs/performance.md).
             self.train_then_act_fn = compile_fn(_then_act(body, self._greedy_body), TF_RUN[self.mode],
                                                 input_signature=[_ROWS, STATES])
-            # Calling the traced graph directly skips tf.function's per-call argument binding,
-            # which costs more than the train step itself on a small CPU (see the README).
-            self._train = None  # traced at its first use: the book's loop only ever calls the one below
+            # Calling the traced graphs directly skips tf.function's per-call argument binding, which costs more
+            # than the train step itself on a small CPU (see the README).
             self._train_then_act = self.train_then_act_fn.get_concrete_function()
             self._greedy = self.greedy_fn.get_concrete_function()
             # A concrete function sets its graph up (optimized, its executor built) at its first call: the greedy
@@ -214,18 +213,21 @@ class Agent:
         Given ``next_state`` (the state the loop acts on next), a compiled style's call also finds its greedy action
         under the updated weights, which ``act(next_state)`` then reads instead of calling TensorFlow again."""
         if self.mode is Style.NAIVE:
-            return self._train(*batch.columns())  # the seed passes numpy arrays straight in
+            return self.train_fn(*batch.columns())  # the seed passes numpy arrays straight in
         if not self.compiled:
-            return self._train(*(tf.constant(x) for x in batch.columns()))
+            return self.train_fn(*(tf.constant(x) for x in batch.columns()))
         rows = tf.constant(batch.rows)
         self._next_state = None  # whatever the last call found, the weights have moved on
         if next_state is None:
-            if self._train is None:
-                self._train = self.train_fn.get_concrete_function()
-            return self._train(rows)
+            return self._train_alone(rows)
         loss, self._next_action = self._train_then_act(rows, tf.constant(next_state[None]))
         self._next_state = next_state
         return loss
+
+    @functools.cached_property
+    def _train_alone(self) -> Callable:
+        """A compiled style's train graph without the act, traced at its first use (the book's loop makes none)."""
+        return self.train_fn.get_concrete_function()
 
     def sync(self) -> None:
         copy_weights(self.online, self.target)
