@@ -67,6 +67,8 @@ def number(value: Any) -> float | None:
     """A logged value as the metric it is charted as: any real number (a Python or numpy number, a bool, a tensor
     or array of one element), past float's range as infinity, NaN and infinity kept; None for what is no number (a
     string, a dict, None, a complex number, an array of several values)."""
+    if type(value).__name__ == "EagerTensor":  # first: a record reads every step's loss, most of them tensors
+        return _tensor_number(value)
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, int):
@@ -76,18 +78,28 @@ def number(value: Any) -> float | None:
             return math.inf if value > 0 else -math.inf
     if isinstance(value, float):
         return value
-    if isinstance(value, str | bytes | dict | list | tuple | set | complex) or value is None:
+    if isinstance(value, _NO_NUMBER) or value is None:
         return None
-    if type(value).__name__ == "EagerTensor":
-        # A record reads every step's loss (a thousand a record in a fast loop): a scalar's value is fetched and read
-        # first (1.2 ms for 1,000, against 3.9 ms asking each its shape, size and dtype before it). One tf.stack of
-        # them all was tried: each new count of inputs is a new kernel, 20 ms a record.
-        try:
-            fetched = value.numpy()
-        except Exception:  # a tensor whose value cannot be fetched is read below, as any value
-            fetched = None
-        if getattr(fetched, "ndim", None) == 0 and fetched.dtype.kind in "fiub":
-            return float(fetched)
+    return _any_number(value)
+
+
+_NO_NUMBER = (str, bytes, dict, list, tuple, set, complex)  # a tuple: isinstance on a union is ~4x slower
+
+
+def _tensor_number(value: Any) -> float | None:
+    # A record reads every step's loss (a thousand a record in a fast loop): a scalar's value is fetched and read
+    # first (1.2 ms for 1,000, against 3.9 ms asking each its shape, size and dtype before it). One tf.stack of
+    # them all was tried: each new count of inputs is a new kernel, 20 ms a record.
+    try:
+        fetched = value.numpy()
+    except Exception:  # a tensor whose value cannot be fetched is read below, as any value
+        fetched = None
+    if getattr(fetched, "ndim", None) == 0 and fetched.dtype.kind in "fiub":
+        return float(fetched)
+    return _any_number(value)
+
+
+def _any_number(value: Any) -> float | None:
     # Every step's loss passes here when a record is made (a thousand tensors a record in a fast loop), so a
     # scalar's size is never asked for: a tensor answers an attribute it lacks with a long error message (4 µs).
     shape = getattr(value, "shape", None)
@@ -181,6 +193,11 @@ class BufferedReporter:
         self.last_step = 0
         self.cancelled = False
         self._lock = threading.Lock()  # rows also come from the system-metrics thread
+        self._sending = threading.Lock()  # one send at a time, in order (a phase's from the loop, the rest beside it)
+        # A thread beside the training sends the rows every ``flush_seconds`` (``flush_due``, a run's heartbeat):
+        # then a record only buffers its rows, and the training thread never waits for the store's write.
+        self.flushed_beside = False
+        self._failed_beside: Exception | None = None
 
     def add_rows(self, rows: list[Row]) -> None:
         """Rows from beside the training loop (system metrics); they go out with the next flush."""
@@ -195,13 +212,16 @@ class BufferedReporter:
         pass
 
     def on_record(self, record: Record) -> bool:
+        failed, self._failed_beside = self._failed_beside, None
+        if failed is not None:  # the send beside the loop failed: the run hears it here, as it would have
+            raise failed
         with self._lock:
             self.rows.extend((record.step, record.wall_seconds, k, v) for k, v in record.metrics.items())
         self.last_step = record.step
         self.progress = record.progress
         if record.phase:
             self.phase = record.phase
-        if record.phase or time.monotonic() - self.last_flush >= self.flush_seconds:
+        if record.phase or (not self.flushed_beside and time.monotonic() - self.last_flush >= self.flush_seconds):
             self.flush()
         return not self.cancelled
 
@@ -209,10 +229,21 @@ class BufferedReporter:
         self.flush()
 
     def flush(self) -> None:
-        with self._lock:
-            rows, self.rows = self.rows, []
-        self.cancelled = self.send(rows, self.progress, self.phase) or self.cancelled
-        self.last_flush = time.monotonic()
+        with self._sending:
+            with self._lock:
+                rows, self.rows = self.rows, []
+            self.cancelled = self.send(rows, self.progress, self.phase) or self.cancelled
+            self.last_flush = time.monotonic()
+
+    def flush_due(self) -> None:
+        """From the thread beside the training: send the rows if ``flush_seconds`` passed since the last send; a
+        failure is kept for the training thread's next record (a run never loses it to a thread)."""
+        if not self.rows or time.monotonic() - self.last_flush < self.flush_seconds:
+            return
+        try:
+            self.flush()
+        except Exception as e:
+            self._failed_beside = e
 
 
 class NullReporter:

@@ -168,15 +168,24 @@ class RunLifecycle:
     def begin_beating(self) -> None:
         self._stop.clear()
         self._beat = threading.Thread(target=self._beating, name="rlcore-heartbeat", daemon=True)
+        self.reporter.flushed_beside = True  # the beat sends the rows: the training thread never waits on the store
         self._beat.start()
 
     def stop_beating(self) -> None:
         self._stop.set()
         if self._beat is not None and self._beat is not threading.current_thread():
             self._beat.join(timeout=self.every + 5)
+        self.reporter.flushed_beside = False
 
     def _beating(self) -> None:
-        while not self._stop.wait(self.every):
+        """Every ``flush_seconds`` the rows the training buffered go to the sink (a store's write took 1.8 ms on
+        the training thread, a record every 0.5 s); every ``every`` seconds a heartbeat, which hears a cancel."""
+        next_beat = time.monotonic() + self.every
+        while not self._stop.wait(min(self.reporter.flush_seconds, self.every)):
+            self.reporter.flush_due()
+            if time.monotonic() < next_beat:
+                continue
+            next_beat = time.monotonic() + self.every
             with contextlib.suppress(Exception):  # a busy store, a slow head: the next beat tries again
                 if self.sink.heartbeat():
                     self.reporter.cancelled = True

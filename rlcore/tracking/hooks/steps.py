@@ -109,16 +109,16 @@ class AutoSteps:
 
     def boundary(self, kind: str) -> None:
         """A step ends here and the next begins (an update, or a training function's call)."""
-        if self.run.step_open:
-            self.run.end_step(compiles=self._first)
+        run = self.run
+        if run.step_open:
+            if not run.end_step(compiles=self._first) and self._on_cancel is not None:
+                self._on_cancel()  # asked to stop (end_step answers whether to go on)
             self._first = False
-            if self.run.stopped and self._on_cancel is not None:
-                self._on_cancel()
-        elif self.run.timed_steps == 0:
-            self.run.restart_clock()  # the code's training begins here: its set-up is no part of the speed
+        elif run.timed_steps == 0:
+            run.restart_clock()  # the code's training begins here: its set-up is no part of the speed
         if not self.source.kind:
             self.source.kind = kind
-        self.run.begin_step()
+        run.begin_step()
 
     def close(self) -> None:
         """The code ended: the step begun at its last update ends where the last update or call ended."""
@@ -159,26 +159,32 @@ class AutoSteps:
                     return original(function, *args, **kwargs)
                 finally:
                     steps._calls.pop()
-            key = _key(function)
-            marked = key in steps._marked
-            if marked:
+            key = id(getattr(function, "_python_function", None) or function)  # _key, inline: this runs every step
+            calls = steps._calls
+            if key in steps._marked:  # a training step's call: the common case, kept short
                 if key not in steps._names:  # marked while the lab stood aside (a trace inside model.fit)
                     steps._named(function)
                 steps.boundary("calls of a training function")
-            steps._calls.append(function)
+                calls.append(function)
+                try:
+                    result = original(function, *args, **kwargs)
+                finally:
+                    calls.pop()
+                steps._take_loss(function, result)
+                return result
+            calls.append(function)
             started = time.perf_counter()
             try:
                 result = original(function, *args, **kwargs)
             finally:
-                steps._calls.pop()
-            if not marked and key in steps._marked:
+                calls.pop()
+            if key in steps._marked:
                 # This very call traced the function and found it applies gradients: it was the first step,
                 # known only now; its time is compiling, not training.
                 steps.run.add_compiled_step(time.perf_counter() - started)
                 steps._first = False
                 steps.source.kind = steps.source.kind or "calls of a training function"
                 steps._named(function)
-            if key in steps._marked:
                 steps._take_loss(function, result)
             return result
         return __call__
@@ -193,7 +199,7 @@ class AutoSteps:
         results are float scalars is decided once per function and trace (this runs on every step)."""
         key = (id(function), type(result), function.experimental_get_tracing_count())
         scalars = self._scalars.get(key)
-        if scalars is None:
+        if scalars is None:  # a new function, result type or trace: decided once
             values = result.items() if isinstance(result, dict) else [("loss", result)]
             scalars = self._scalars[key] = [name for name, value in values if _float_scalar(value)]
             if "loss" in scalars:
