@@ -232,6 +232,16 @@ class Step:
                    - self.per(self.numbers.input_seconds) - self.per(self.numbers.conversion_seconds) - claimed
                    - held)
 
+    def python_seconds(self) -> float | None:
+        """The Python between TensorFlow's calls: what lies outside them less the eager ops' launches; None when
+        many eager ops run (then that time is their launching and the Python between them: the launch cause's)."""
+        from rlcore.tracking.causes.launch import LAUNCHED
+
+        eager = self.eager_unclaimed()
+        if sum(c for _, c, _, _ in eager) >= LAUNCHED:
+            return None
+        return max(0.0, self.outside_seconds - sum(s for _, _, s, _ in eager))
+
     def sites(self, span: str) -> list[Any]:
         return list(self.calls.get(span, []))
 

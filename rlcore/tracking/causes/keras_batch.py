@@ -7,7 +7,6 @@ from __future__ import annotations
 from rlcore.contract.profile import Cause
 from rlcore.contract.text import seconds_text
 from rlcore.tracking.causes import GUIDES, Fix, Part, Rule, Step, compile_option, line_at, register
-from rlcore.tracking.causes.launch import LAUNCHED
 from rlcore.tracking.hooks import LOGS
 from rlcore.tracking.xplane import KERAS_STEPS
 
@@ -30,26 +29,21 @@ def decide(step: Step) -> Part | None:
                     in_effect=f"steps_per_execution={spe:,}", try_fix="",
                     fix=f"steps_per_execution={spe:,} is set: what remains is one call and one fetch of the logs per "
                         f"{spe:,} batches; a larger batch, or a larger steps_per_execution, spreads it further")
-    python = _keras_loop_python(step)
+    # The Python between the batch calls is Keras's own loop (its iterator, its callbacks' dispatch, the progress
+    # bar), which steps_per_execution spreads as it does the set-up: read here with it, as the one cost they are (a
+    # busy machine stretches both; read apart, the part taken for the person's Python changed with the load). A
+    # callback of the person's has its own span (callbacks.py); many eager ops a batch are launches (no part here).
+    python = step.python_seconds()
+    if python is None:
+        python = 0.0
+    else:
+        step.overhead_taken = True  # the Python rule would read the same seconds again
     if python:
         evidence += f"; Keras's loop in Python between the batches ({seconds_text(python)})"
     fit = next((c for c in step.facts.keras_calls if c.get("method") == "model.fit" and c.get("site")), None)
     where = tuple(line_at(*site) for site in (step.facts.compile_site, fit["site"] if fit else None) if site)
     return Part("Keras's work around every batch (steps_per_execution=1)", logs + dispatch + python, evidence,
                 where=where)
-
-
-def _keras_loop_python(step: Step) -> float:
-    """The Python between model.fit's batch calls: Keras's own loop (its iterator, its callbacks' dispatch, the
-    progress bar), which steps_per_execution spreads as it does the call's set-up. Taken here with the set-up, so the
-    two are read as the one cost they are: a busy machine stretches both, and the part read as the person's Python
-    would change with the load. A callback of the person's is in its own span (callbacks.py), not here; many eager
-    ops a batch are launches (run_eagerly's or the launch rule's), not Keras's loop."""
-    eager = step.eager_unclaimed()
-    if sum(c for _, c, _, _ in eager) >= LAUNCHED:
-        return 0.0
-    step.overhead_taken = True  # the Python rule would read the same seconds again
-    return max(0.0, step.outside_seconds - sum(s for _, _, s, _ in eager))
 
 
 register(Rule("keras_batch", Cause.KERAS, decide, order=40, measures=(LOGS, "dispatch", "Python between batches"),

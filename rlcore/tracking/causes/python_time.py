@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from rlcore.contract.profile import Cause
 from rlcore.tracking.causes import GUIDES, MIN_SECONDS, Part, Rule, Step, register
-from rlcore.tracking.causes.launch import LAUNCHED
 
 SHARE = 0.3  # of the step
 
@@ -13,10 +12,9 @@ SHARE = 0.3  # of the step
 def decide(step: Step) -> Part | None:
     if step.overhead_taken:
         return None
-    eager = step.eager_unclaimed()
-    if sum(c for _, c, _, _ in eager) >= LAUNCHED or step.facts.run_eagerly:
+    python = step.python_seconds()
+    if python is None or step.facts.run_eagerly:
         return None  # the launch cause (or Keras's run_eagerly) holds the Python between its ops
-    python = max(0.0, step.outside_seconds - sum(s for _, _, s, _ in eager))
     if python < MIN_SECONDS or python <= SHARE * step.seconds:
         return None
     return Part("Python between TensorFlow calls", python, "time on the Python thread outside TensorFlow's calls")

@@ -159,7 +159,7 @@ class AutoSteps:
                     return original(function, *args, **kwargs)
                 finally:
                     steps._calls.pop()
-            key = id(getattr(function, "_python_function", None) or function)  # _key, inline: this runs every step
+            key = _key(function)
             calls = steps._calls
             if key in steps._marked:  # a training step's call: the common case, kept short
                 if key not in steps._names:  # marked while the lab stood aside (a trace inside model.fit)
