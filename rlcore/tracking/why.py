@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rlcore.contract.profile import Profile, TopOp
-from rlcore.contract.text import seconds_text
+from rlcore.contract.text import count_text, seconds_text
 from rlcore.tracking import explain, gpu, op_reading, xplane
 from rlcore.tracking.capture import Captured
 from rlcore.tracking.causes import RULES
@@ -54,6 +54,11 @@ def of_numbers(numbers: xplane.StepNumbers, captured: Captured, *, facts: StepFa
                      f"{seconds_text(numbers.stalled_seconds * numbers.steps)} in the window (each many times the "
                      f"time it took at the same place in the other steps); that time is left out of the step and of "
                      f"every part of it.")
+    if numbers.held_steps:
+        notes.append(f"The machine was busy with other work: {count_text(numbers.held_steps, 'step')} of the window "
+                     f"took {numbers.held_ratio:.2f}x or more the time of the same work's other steps; "
+                     f"{'it is' if numbers.held_steps == 1 else 'they are'} left out of the reading "
+                     f"({count_text(numbers.steps, 'step')} read).")
     # One reading: the verdict is the costliest cause in the code's words (TensorFlow's own counts stand beside it as
     # numbers, never as a second verdict that could contradict it).
     verdict = found[0].cause if found else op_reading.decide(numbers, compile_seconds, train_seconds)

@@ -91,6 +91,10 @@ class StepNumbers:
     # op, no part of the arithmetic nor of a call's set-up, and read by no rule: a part no rule explains, measured.
     python_op_seconds: float = 0.0
     steps_from: str = LAB_MARKERS  # how the steps were found
+    # Steps of the window the machine held (``_undisturbed``): left out of every number here; ``held_ratio`` is the
+    # least of them against the median of the same work's steps.
+    held_steps: int = 0
+    held_ratio: float = 0.0
 
 
 def read_capture(path: str | Path, *, any_capture: bool = False, planes: list[Plane] | None = None) -> StepNumbers:
@@ -99,6 +103,7 @@ def read_capture(path: str | Path, *, any_capture: bool = False, planes: list[Pl
     span (``steps_from`` says which). ``planes``: the file's timeline already read (``timeline.read``)."""
     host, devices = _lines(path, planes)
     python, windows, steps_from = _steps(host, any_capture)
+    windows, held, held_ratio = _undisturbed(python, host, windows)
     steps = len(windows)
     inside = _within(windows)
     stalls = _stalls(python, windows)
@@ -145,7 +150,7 @@ def read_capture(path: str | Path, *, any_capture: bool = False, planes: list[Pl
         top_ops=tuple(top), device_kernels=device_kernels / steps, device_busy_seconds=device_busy / steps,
         copy_seconds=copies / steps, gpu=bool(devices), steps_from=steps_from,
         pipeline_python_seconds=ops.pipeline_python / steps, stalled_seconds=stalled / steps,
-        python_op_seconds=ops.python_ops / steps)
+        python_op_seconds=ops.python_ops / steps, held_steps=held, held_ratio=held_ratio)
 
 
 def _steps(host: list[tuple[str, list[Event]]], any_capture: bool) -> tuple[list[Event], list[tuple[float, float]],
@@ -167,6 +172,54 @@ def _steps(host: list[tuple[str, list[Event]]], any_capture: bool) -> tuple[list
     if not python:
         raise ValueError("the capture holds no TensorFlow work on the host.")
     return python, [(min(e.start for e in python), max(e.end for e in python) + 1e-9)], WHOLE
+
+
+HELD_RATIO = 1.25  # a step this many times the median of the same work's steps was held by the machine ...
+HELD_SECONDS = 2e-3  # ... and longer by this much (a scheduler's slice: a few milliseconds)
+
+
+def _undisturbed(python: list[Event], host: list[tuple[str, list[Event]]],
+                 windows: list[tuple[float, float]]) -> tuple[list[tuple[float, float]], int, float]:
+    """The steps the machine did not hold, how many it held and the least ratio of those to their work's median.
+
+    Steps that ran the same TensorFlow calls in the same order (the same work) take about the same time on a quiet
+    machine (the naive port's eight: 107-122 ms). On a busy one a step now and then takes a stall whole, in whichever
+    part of it ran (a 59 ms launch part in a 148 ms step whose neighbours took 34 of 116): read in the mean, one such
+    step reorders two causes a fifth apart. Such a step is left out when its own time (less its waits for input and
+    the time tf.data's Python held the GIL beside it: the pipeline's, however uneven) is HELD_RATIO times the median
+    of its work's steps; never more than a minority of the window, and never a step whose work is its own (a heavier
+    step, a checkpoint's, is the code's)."""
+    if len(windows) < SAME_PLACE:
+        return windows, 0, 0.0
+    starts = [start for start, _ in windows]
+    work: list[list[tuple[float, str]]] = [[] for _ in windows]
+    waits: list[tuple[float, float]] = []
+    for e in python:
+        i = bisect.bisect_right(starts, e.start) - 1
+        if i >= 0 and e.end <= windows[i][1] + 1e-9 and e.name != STEP_MARKER:
+            work[i].append((e.start, e.name))
+            if e.name.startswith("IteratorGetNext"):
+                waits.append((e.start, e.end))
+    waits = _union(waits + [(e.start, e.end) for _, events in host for e in events if e.name == COMPILED_WAIT]
+                   + _pipeline_python(host))
+    own = [end - start for start, end in windows]
+    for start, end in _intersect(waits, windows):
+        own[bisect.bisect_right(starts, start) - 1] -= end - start
+    same: dict[tuple[str, ...], list[int]] = {}
+    for i, events in enumerate(work):
+        same.setdefault(tuple(name for _, name in sorted(events)), []).append(i)
+    held: list[tuple[float, int]] = []
+    for steps in same.values():
+        if len(steps) < SAME_PLACE:
+            continue
+        median = statistics.median(own[i] for i in steps)
+        held += [(own[i] / median, i) for i in steps
+                 if median > 0 and own[i] > HELD_RATIO * median and own[i] - median > HELD_SECONDS]
+    left_out = sorted(held, reverse=True)[:(len(windows) - 1) // 2]
+    if not left_out:
+        return windows, 0, 0.0
+    gone = {i for _, i in left_out}
+    return [w for i, w in enumerate(windows) if i not in gone], len(gone), min(r for r, _ in left_out)
 
 
 def _disjoint(windows: list[tuple[float, float]]) -> list[tuple[float, float]]:
