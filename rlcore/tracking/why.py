@@ -55,9 +55,10 @@ def of_numbers(numbers: xplane.StepNumbers, captured: Captured, *, facts: StepFa
                      f"time it took at the same place in the other steps); that time is left out of the step and of "
                      f"every part of it.")
     if numbers.held_steps:
+        one = numbers.held_steps == 1
         notes.append(f"The machine was busy with other work: {count_text(numbers.held_steps, 'step')} of the window "
-                     f"took {numbers.held_ratio:.2f}x or more the time of the same work's other steps; "
-                     f"{'it is' if numbers.held_steps == 1 else 'they are'} left out of the reading "
+                     f"took {numbers.held_ratio:.2f}x{'' if one else ' or more'} the median time of the same work's "
+                     f"steps; {'it is' if one else 'they are'} left out of the reading "
                      f"({count_text(numbers.steps, 'step')} read).")
     # One reading: the verdict is the costliest cause in the code's words (TensorFlow's own counts stand beside it as
     # numbers, never as a second verdict that could contradict it).
