@@ -51,7 +51,7 @@ def of_numbers(numbers: xplane.StepNumbers, captured: Captured, *, facts: StepFa
     notes += list(RULES.skipped.values())  # an installed package's rule that could not load: said, never silent
     if numbers.stalled_seconds:
         notes.append(f"The machine was busy with other work: eager kernels stalled "
-                     f"{seconds_text(numbers.stalled_seconds * numbers.steps)} in the window (each many times the "
+                     f"{seconds_text(numbers.stalled_seconds * numbers.read_steps)} in the window (each many times the "
                      f"time it took at the same place in the other steps); that time is left out of the step and of "
                      f"every part of it.")
     if numbers.held_steps:
@@ -59,7 +59,7 @@ def of_numbers(numbers: xplane.StepNumbers, captured: Captured, *, facts: StepFa
         notes.append(f"The machine was busy with other work: {count_text(numbers.held_steps, 'step')} of the window "
                      f"took {numbers.held_ratio:.2f}x{'' if one else ' or more'} the median time of the same work's "
                      f"steps; {'it is' if one else 'they are'} left out of the reading "
-                     f"({count_text(numbers.steps, 'step')} read).")
+                     f"({count_text(numbers.read_steps, 'step')} of {numbers.steps:,} read).")
     # One reading: the verdict is the costliest cause in the code's words (TensorFlow's own counts stand beside it as
     # numbers, never as a second verdict that could contradict it).
     verdict = found[0].cause if found else op_reading.decide(numbers, compile_seconds, train_seconds)

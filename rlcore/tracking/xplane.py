@@ -91,10 +91,15 @@ class StepNumbers:
     # op, no part of the arithmetic nor of a call's set-up, and read by no rule: a part no rule explains, measured.
     python_op_seconds: float = 0.0
     steps_from: str = LAB_MARKERS  # how the steps were found
-    # Steps of the window the machine held (``_undisturbed``): left out of every number here; ``held_ratio`` is the
-    # least of them against the median of the same work's steps.
+    # Steps of the window the machine held (``_undisturbed``): counted in ``steps`` (the steps captured) and left out
+    # of every other number here; ``held_ratio`` is the least of them against the median of the same work's steps.
     held_steps: int = 0
     held_ratio: float = 0.0
+
+    @property
+    def read_steps(self) -> int:
+        """The steps the per-step numbers are the means of."""
+        return self.steps - self.held_steps
 
 
 def read_capture(path: str | Path, *, any_capture: bool = False, planes: list[Plane] | None = None) -> StepNumbers:
@@ -140,7 +145,7 @@ def read_capture(path: str | Path, *, any_capture: bool = False, planes: list[Pl
     return StepNumbers(
         spans=spans, eager_by_type=eager_by_type, input_seconds=input_seconds, functions=functions,
         conversions=conversions, quiet_step_seconds=quiet,
-        steps=steps, step_seconds=step_total / steps, ops=(ops.eager + ops.graph + ops.xla) / steps,
+        steps=steps + held, step_seconds=step_total / steps, ops=(ops.eager + ops.graph + ops.xla) / steps,
         eager_ops=ops.eager / steps, function_calls=ops.function_calls / steps, graph_ops=ops.graph / steps,
         xla_ops=ops.xla / steps, retraces=sum(retraced.values()), retraced=tuple(retraced),
         compute_seconds=compute / steps,

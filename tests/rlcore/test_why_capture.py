@@ -264,18 +264,22 @@ def test_an_eager_kernel_held_off_its_core_is_the_machine_s_and_moves_no_part_of
     matmuls = _kernels_of(planes, "MatMul")  # (a kernel inside a conversion or a wait is theirs, held apart)
     for nth, stall in ((matmuls[len(matmuls) // 2], 0.018), (matmuls[-1], 0.018), (matmuls[len(matmuls) // 2], 1e-3)):
         stalled = xplane.read_capture(capture, planes=_stalled(planes, nth, stall))
-        if stall > 0.5 * measured.step_seconds:  # its step held whole: left out of the reading
-            assert (stalled.held_steps, stalled.steps) == (measured.held_steps + 1, measured.steps - 1), nth
-        else:  # within a step the same as its neighbours: the kernel's stall alone is left out
-            assert stalled.held_steps == measured.held_steps
-            assert stalled.stalled_seconds * stalled.steps == pytest.approx(
-                measured.stalled_seconds * measured.steps + stall, abs=2e-4), nth
+        assert stalled.steps == measured.steps
+        assert [f.cause for f in explain.explain(stalled)] == [f.cause for f in explain.explain(measured)]
+        if stall > 0.01:  # 18 ms: its step held whole: left out of the reading (the means are of
+            assert stalled.held_steps >= max(1, measured.held_steps), nth  # one step fewer: a loaded suite's move)
+            continue
+        if stalled.held_steps != measured.held_steps:  # a step a loaded suite had stretched near the bound: now held
+            assert stalled.held_steps == measured.held_steps + 1
+            continue
+        # within a step the same as its neighbours: the kernel's stall alone is left out
+        assert stalled.stalled_seconds * stalled.read_steps == pytest.approx(
+            measured.stalled_seconds * measured.read_steps + stall, abs=2e-4), nth
         for part in ("step_seconds", "compute_seconds", "dispatch_seconds", "python_seconds"):
             assert getattr(stalled, part) == pytest.approx(getattr(measured, part), rel=0.05, abs=5e-5), part
         assert stalled.eager_by_type.keys() == measured.eager_by_type.keys()
         for op, (count, launching, kernel) in stalled.eager_by_type.items():
             assert (count, launching, kernel) == pytest.approx(measured.eager_by_type[op], rel=0.05, abs=5e-5), op
-        assert [f.cause for f in explain.explain(stalled)] == [f.cause for f in explain.explain(measured)]
     assert explain.explain(measured)[0].cause == "launch-bound"
 
 
@@ -325,7 +329,7 @@ def test_a_part_measured_in_an_op_no_rule_reads_leads_on_a_loaded_machine_s_capt
 
     numbers = xplane.read_capture(shutil.copy(LOADED, tmp_path / LOADED.name))  # (xprof caches beside the file)
     # Its steps: 4.0-4.7 ms, and 6.9, 11.4 and 182 ms the machine held: those three are left out.
-    assert (numbers.steps, numbers.held_steps) == (7, 3) and numbers.step_seconds < 5e-3
+    assert (numbers.steps, numbers.held_steps) == (10, 3) and numbers.step_seconds < 5e-3
     found = explain.explain(numbers)
     assert [f.cause for f in found] == ["not-explained", "dispatch-bound"], found
     assert "EagerPyFunc" in found[0].evidence

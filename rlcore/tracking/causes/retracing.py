@@ -31,7 +31,7 @@ def decide(step: Step) -> Part | None:
     for name in sorted(n.retraced):
         called, defined = sites.get(name, (None, None))
         if called:
-            where.append(line_at(*called, calls=n.retraces / max(1, n.steps)))
+            where.append(line_at(*called, calls=n.retraces / max(1, n.read_steps)))
         if defined:
             where.append(line_at(*defined))
     title = f"retracing {', '.join(sorted(n.retraced))[:120]}"
