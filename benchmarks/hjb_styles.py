@@ -7,6 +7,7 @@ the tangent formulation of V' (no nested tape). Each cell: the first call timed 
 
     .venv/bin/python benchmarks/hjb_styles.py
     .venv/bin/python benchmarks/hjb_styles.py --batch 1000 --width 32 --repeats 5
+    .venv/bin/python benchmarks/hjb_styles.py --pairs 5 --seconds 2   # the seed's pattern against the best, in turn
 """
 
 from __future__ import annotations
@@ -50,6 +51,47 @@ def measure(exec_mode: str, derivative: str, k: int, batch: int, width: int, sec
     return {"steps_per_second": steps / (time.perf_counter() - t), "first_call_seconds": first_call}
 
 
+def paired(pairs: int, batch: int, width: int, seconds: float) -> dict:
+    """The seed's pattern against the best style (xla + tangent + 1000 steps a call), and that style with its small
+    layers as matmuls (before the broadcast products), measured in turn, ``pairs`` times: ratios within a round."""
+    import functools
+
+    def made(exec_mode: str, derivative: str, k: int, fused: bool = True) -> tuple[hjb.Solver, int]:
+        solver = hjb.Solver(HJBConfig(exec_mode=exec_mode, derivative=derivative, steps_per_call=k, batch_size=batch,
+                                      width=width))
+        if not fused:
+            solver._value_and_slope = functools.partial(hjb.value_and_slope_tangent, fused=False)
+            solver.steps_fn = hjb.compile_fn(solver._steps, exec_mode)
+        solver.run(k)  # compiled before the rounds
+        return solver, k
+
+    cells = {"seed": made("graph", "tape", 1), "best": made("xla", "tangent", 1000),
+             "best, matmuls": made("xla", "tangent", 1000, fused=False)}
+
+    def rate(solver: hjb.Solver, k: int) -> float:
+        steps, t = 0, time.perf_counter()
+        while time.perf_counter() - t < seconds:
+            solver.run(k)
+            steps += k
+        return steps / (time.perf_counter() - t)
+
+    rounds = []
+    for i in range(pairs):
+        order = list(cells) if i % 2 == 0 else list(reversed(cells))  # alternate who goes first
+        rounds.append({name: rate(*cells[name]) for name in order})
+        r = rounds[-1]
+        print(f"round {i + 1}: seed {r['seed']:,.0f}, best {r['best']:,.0f} ({r['best'] / r['seed']:.1f}x), "
+              f"best with matmuls {r['best, matmuls']:,.0f} ({r['best, matmuls'] / r['seed']:.1f}x)",
+              file=sys.stderr, flush=True)
+    best = [r["best"] / r["seed"] for r in rounds]
+    before = [r["best, matmuls"] / r["seed"] for r in rounds]
+    fused = [r["best"] / r["best, matmuls"] for r in rounds]
+    print(f"\nbest / seed pattern: median {statistics.median(best):.1f}x ({min(best):.1f}-{max(best):.1f}); with "
+          f"matmuls {statistics.median(before):.1f}x ({min(before):.1f}-{max(before):.1f}); broadcast products / "
+          f"matmuls {statistics.median(fused):.2f}x ({min(fused):.2f}-{max(fused):.2f}), {pairs} rounds")
+    return {"rounds": rounds, "best_over_seed": best, "matmuls_over_seed": before, "fused_over_matmuls": fused}
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--batch", type=int, default=100, help="k samples per step (default 100, the seed's)")
@@ -57,7 +99,16 @@ def main() -> None:
     p.add_argument("--seconds", type=float, default=3.0, help="minimum seconds per repeat (default 3)")
     p.add_argument("--repeats", type=int, default=3, help="repeats per cell; medians shown (default 3)")
     p.add_argument("--json", help="write every measurement here")
+    p.add_argument("--pairs", type=int, default=0,
+                   help="instead of the table: the seed's pattern, the best style and the best with matmuls, "
+                        "measured in turn this many rounds (ratios within a round; medians)")
     args = p.parse_args()
+    if args.pairs:
+        out = paired(args.pairs, args.batch, args.width, args.seconds)
+        if args.json:
+            Path(args.json).write_text(json.dumps(out | {"batch": args.batch, "width": args.width,
+                                                         "environment": environment_card()}, indent=2))
+        return
 
     rows = []
     for exec_mode, derivative, k in CELLS:
