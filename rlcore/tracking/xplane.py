@@ -192,8 +192,8 @@ def _undisturbed(python: list[Event], host: list[tuple[str, list[Event]]],
     part of it ran (a 59 ms launch part in a 148 ms step whose neighbours took 34 of 116): read in the mean, one such
     step reorders two causes a fifth apart. Such a step is left out when its own time (less its waits for input and
     the time tf.data's Python held the GIL beside it: the pipeline's, however uneven) is HELD_RATIO times the median
-    of its work's steps; never more than a minority of the window, and never a step whose work is its own (a heavier
-    step, a checkpoint's, is the code's)."""
+    of its work's steps and HELD_SECONDS more; never more than a minority of the window (the slowest first), and
+    never a step whose work is its own (a heavier step, a checkpoint's, is the code's)."""
     if len(windows) < SAME_PLACE:
         return windows, 0, 0.0
     starts = [start for start, _ in windows]
