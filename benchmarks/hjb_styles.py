@@ -60,8 +60,7 @@ def paired(pairs: int, batch: int, width: int, seconds: float) -> dict:
         solver = hjb.Solver(HJBConfig(exec_mode=exec_mode, derivative=derivative, steps_per_call=k, batch_size=batch,
                                       width=width))
         if not fused:
-            solver._value_and_slope = functools.partial(hjb.value_and_slope_tangent, fused=False)
-            solver.steps_fn = hjb.compile_fn(solver._steps, exec_mode)
+            solver._value_and_slope = functools.partial(hjb.value_and_slope_tangent, fused=False)  # read at its trace
         solver.run(k)  # compiled before the rounds
         return solver, k
 
