@@ -52,20 +52,36 @@ def measure(exec_mode: str, derivative: str, k: int, batch: int, width: int, sec
 
 
 def paired(pairs: int, batch: int, width: int, seconds: float) -> dict:
-    """The seed's pattern against the best style (xla + tangent + 1000 steps a call), and that style with its small
-    layers as matmuls (before the broadcast products), measured in turn, ``pairs`` times: ratios within a round."""
+    """The seed's pattern against the best style (xla + tangent + 1000 steps a call), and that style without each of
+    its last two levers — Keras's Adam per variable in place of the flat Adam, matmuls in place of the small layers'
+    broadcast products — measured in turn, ``pairs`` times: ratios within a round."""
     import functools
 
-    def made(exec_mode: str, derivative: str, k: int, fused: bool = True) -> tuple[hjb.Solver, int]:
+    import tensorflow as tf
+
+    def keras_adam(solver: hjb.Solver) -> None:
+        """K single steps through Keras's ``apply_gradients`` in the loop, as before the flat Adam."""
+        def steps(n: tf.Tensor) -> tf.Tensor:
+            total = tf.zeros((), solver.dtype)
+            for _ in tf.range(n):
+                total += solver._step()
+            return total / tf.cast(n, solver.dtype)
+        solver.steps_fn = tf.function(steps, jit_compile=True)
+
+    def matmuls(solver: hjb.Solver) -> None:
+        solver._value_and_slope = functools.partial(hjb.value_and_slope_tangent, fused=False)  # read at its trace
+
+    def made(exec_mode: str, derivative: str, k: int, without=()) -> tuple[hjb.Solver, int]:
         solver = hjb.Solver(HJBConfig(exec_mode=exec_mode, derivative=derivative, steps_per_call=k, batch_size=batch,
                                       width=width))
-        if not fused:
-            solver._value_and_slope = functools.partial(hjb.value_and_slope_tangent, fused=False)  # read at its trace
+        for lever_off in without:
+            lever_off(solver)
         solver.run(k)  # compiled before the rounds
         return solver, k
 
     cells = {"seed": made("graph", "tape", 1), "best": made("xla", "tangent", 1000),
-             "best, matmuls": made("xla", "tangent", 1000, fused=False)}
+             "best, Keras's Adam": made("xla", "tangent", 1000, [keras_adam]),
+             "best, Keras's Adam, matmuls": made("xla", "tangent", 1000, [keras_adam, matmuls])}
 
     def rate(solver: hjb.Solver, k: int) -> float:
         steps, t = 0, time.perf_counter()
@@ -79,16 +95,21 @@ def paired(pairs: int, batch: int, width: int, seconds: float) -> dict:
         order = list(cells) if i % 2 == 0 else list(reversed(cells))  # alternate who goes first
         rounds.append({name: rate(*cells[name]) for name in order})
         r = rounds[-1]
-        print(f"round {i + 1}: seed {r['seed']:,.0f}, best {r['best']:,.0f} ({r['best'] / r['seed']:.1f}x), "
-              f"best with matmuls {r['best, matmuls']:,.0f} ({r['best, matmuls'] / r['seed']:.1f}x)",
-              file=sys.stderr, flush=True)
-    best = [r["best"] / r["seed"] for r in rounds]
-    before = [r["best, matmuls"] / r["seed"] for r in rounds]
-    fused = [r["best"] / r["best, matmuls"] for r in rounds]
-    print(f"\nbest / seed pattern: median {statistics.median(best):.1f}x ({min(best):.1f}-{max(best):.1f}); with "
-          f"matmuls {statistics.median(before):.1f}x ({min(before):.1f}-{max(before):.1f}); broadcast products / "
-          f"matmuls {statistics.median(fused):.2f}x ({min(fused):.2f}-{max(fused):.2f}), {pairs} rounds")
-    return {"rounds": rounds, "best_over_seed": best, "matmuls_over_seed": before, "fused_over_matmuls": fused}
+        print(f"round {i + 1}: seed {r['seed']:,.0f} steps/s; " + ", ".join(
+            f"{name} {r[name]:,.0f} ({r[name] / r['seed']:.1f}x)" for name in cells if name != "seed"),
+            file=sys.stderr, flush=True)
+
+    def spread(values: list[float]) -> str:
+        return f"{statistics.median(values):.2f}x ({min(values):.2f}-{max(values):.2f})"
+
+    over_seed = {name: [r[name] / r["seed"] for r in rounds] for name in cells if name != "seed"}
+    best_over = {name: [r["best"] / r[name] for r in rounds] for name in cells if name not in ("seed", "best")}
+    print(f"\n{pairs} rounds, medians (min-max):")
+    for name, values in over_seed.items():
+        print(f"  {name} / seed pattern: {spread(values)}")
+    for name, values in best_over.items():
+        print(f"  best / {name}: {spread(values)}")
+    return {"rounds": rounds, "over_seed": over_seed, "best_over": best_over}
 
 
 def main() -> None:
@@ -99,8 +120,9 @@ def main() -> None:
     p.add_argument("--repeats", type=int, default=3, help="repeats per cell; medians shown (default 3)")
     p.add_argument("--json", help="write every measurement here")
     p.add_argument("--pairs", type=int, default=0,
-                   help="instead of the table: the seed's pattern, the best style and the best with matmuls, "
-                        "measured in turn this many rounds (ratios within a round; medians)")
+                   help="instead of the table: the seed's pattern, the best style and the best without its last "
+                        "levers (flat Adam, broadcast products), measured in turn this many rounds (ratios within a "
+                        "round; medians)")
     args = p.parse_args()
     if args.pairs:
         out = paired(args.pairs, args.batch, args.width, args.seconds)

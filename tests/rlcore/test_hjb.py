@@ -9,6 +9,7 @@ from rlcore.contract.params import ConfigError
 from rlcore.workloads.hjb import metrics as hjb_metrics
 from rlcore.workloads.hjb import solver as hjb
 from rlcore.workloads.hjb.config import HJBConfig
+from rlcore.workloads.hjb.flat_adam import network_weights
 from rlcore.workloads.hjb.reference import GrowthModel, saddle_path
 
 TINY = {"steps": 60, "eval_every": 20, "eval_points": 50}
@@ -23,8 +24,8 @@ def test_tangent_gives_the_seeds_v_prime_and_loss(dtype):
     """V' carried forward through the layers equals the nested tape's V', and so does the loss."""
     solver = hjb.Solver(HJBConfig(dtype=dtype, width=16))
     k = tf.constant(np.linspace(0.1, 10, 300).reshape(-1, 1), dtype)
-    v_tape, vp_tape = hjb.value_and_slope_tape(solver.model, k)
-    v_tan, vp_tan = hjb.value_and_slope_tangent(solver.model, k)
+    v_tape, vp_tape = hjb.value_and_slope_tape(network_weights(solver.model), k)
+    v_tan, vp_tan = hjb.value_and_slope_tangent(network_weights(solver.model), k)
     tol = 1e-12 if dtype == "float64" else 1e-5
     np.testing.assert_allclose(v_tan.numpy(), v_tape.numpy(), rtol=tol)
     np.testing.assert_allclose(vp_tan.numpy(), vp_tape.numpy(), rtol=tol * 10, atol=tol)
@@ -44,7 +45,7 @@ def test_the_small_layers_as_broadcast_products_give_the_same_values_and_gradien
     out = {}
     for fused in (False, True):
         with tf.GradientTape() as tape:
-            v, vp = hjb.value_and_slope_tangent(solver.model, k, fused=fused)
+            v, vp = hjb.value_and_slope_tangent(network_weights(solver.model), k, fused=fused)
             loss = tf.reduce_sum(v) + tf.reduce_sum(vp)
         out[fused] = [v, vp, *tape.gradient(loss, solver.model.trainable_variables)]
     for a, b in zip(out[False], out[True], strict=True):
@@ -105,6 +106,47 @@ def test_k_steps_in_one_call_equal_k_single_calls_and_trace_once(mode):
     looped.run(7)
     looped.run(10)
     assert looped.steps_fn.experimental_get_tracing_count() == 1  # K is a tensor: no retrace per K
+
+
+def _adam_state(solver):
+    opt = solver.optimizer
+    return [int(opt.iterations.numpy())], [w.numpy() for w in opt._momentums + opt._velocities]
+
+
+@pytest.mark.parametrize("schedule", ["constant", "cosine"])
+def test_the_flat_adam_of_k_steps_leaves_the_state_of_k_keras_adam_steps(schedule):
+    """K steps in one call update the weights and Adam's moments as one vector each (FlatAdam); they must leave
+    Keras's own state — weights, both moments, the step count the schedule reads — as K single steps through
+    ``apply_gradients`` do, so styles can follow one another: K steps, then single steps, then K again."""
+    cfg = HJBConfig(exec_mode="graph", derivative="tangent", dtype="float64", seed=5, lr_schedule=schedule,
+                    learning_rate=1e-2, lr_final=1e-4, steps=40)
+    single, looped = hjb.Solver(cfg), hjb.Solver(cfg)
+    for calls in ([1] * 12, [1, 1, 1]):
+        for n in calls:
+            single.run(n)
+    looped.run(12)
+    looped.run(1), looped.run(1), looped.run(1)
+    for a, b in zip(_weights(single), _weights(looped), strict=True):
+        np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-13)
+    (iterations_a, moments_a), (iterations_b, moments_b) = _adam_state(single), _adam_state(looped)
+    assert iterations_a == iterations_b == [15]
+    for a, b in zip(moments_a, moments_b, strict=True):
+        np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-16)
+    for solver in (single, looped):
+        solver.run(20)  # the schedule's steps from 15 on: a lower learning rate under cosine
+    for a, b in zip(_weights(single), _weights(looped), strict=True):
+        np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-12)
+
+
+def test_the_flat_adam_refuses_an_adam_it_does_not_compute():
+    import keras
+
+    from rlcore.workloads.hjb.flat_adam import FlatAdam
+    solver = hjb.Solver(HJBConfig())
+    optimizer = keras.optimizers.Adam(1e-3, amsgrad=True)
+    optimizer.build(solver.model.trainable_variables)
+    with pytest.raises(ValueError, match="plain Adam"):
+        FlatAdam(optimizer, solver.model)
 
 
 def test_mixed_sampling_puts_half_the_batch_on_a_log_scale():

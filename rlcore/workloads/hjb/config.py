@@ -98,7 +98,8 @@ class HJBConfig:
 # Named starting points; explicit values override them.
 HJB_PRESETS: dict[str, dict[str, Any]] = {
     "seed": {},
-    # Measured on 2 cores: max rel err V 0.001%, c 0.013% in about 64 s, under the seed's 100k steps
+    # Measured on 2 cores: max rel err V 0.001%, c 0.013% in about 64 s (another machine's rounding gives 0.002% and
+    # 0.028% in 29 s: docs/performance.md), under the seed's 100k steps
     # (about 80 s). Larger batch and a decaying rate stop Adam's wandering; float64 and the L-BFGS polish
     # take it the last order of magnitude; the compiled K-step tangent style pays for it all. Starting from a
     # fitted guess keeps fewer steps (a faster decay) out of the residual's spurious V ≈ 0 branch.

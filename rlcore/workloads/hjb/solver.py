@@ -23,6 +23,7 @@ from rlcore.contract.reporting import COMPILING, STEPS_PER_S, TRAINING, Reporter
 from rlcore.tracking.machine import check_device, compile_fn
 from rlcore.tracking.run import TrainingRun
 from rlcore.workloads.hjb.config import HJBConfig
+from rlcore.workloads.hjb.flat_adam import FlatAdam, Weights, network_weights
 from rlcore.workloads.hjb.metrics import MAX_ABS_RESIDUAL, MAX_REL_ERR_C, MAX_REL_ERR_V
 from rlcore.workloads.hjb.reference import GrowthModel, saddle_path
 
@@ -47,23 +48,32 @@ def build_value_network(cfg: HJBConfig) -> keras.Model:
 # ---------------------------------------------------------------- V and V'
 
 
-def value_and_slope_tape(model: keras.Model, k: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+def value_of(weights: Weights, k: tf.Tensor) -> tf.Tensor:
+    """V(k) from the layers' (kernel, bias): tanh layers, a linear output (Keras's Dense, the same arithmetic)."""
+    h = k
+    for kernel, bias in weights[:-1]:
+        h = tf.tanh(tf.matmul(h, kernel) + bias)
+    kernel, bias = weights[-1]
+    return tf.matmul(h, kernel) + bias
+
+
+def value_and_slope_tape(weights: Weights, k: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
     """V(k) and V'(k) by a nested tape: the seed's tf.gradients, which also works eagerly."""
     with tf.GradientTape() as tape:
         tape.watch(k)
-        v = model(k)
+        v = value_of(weights, k)
     return v, tape.gradient(v, k)
 
 
-def value_and_slope_tangent(model: keras.Model, k: tf.Tensor, *, fused: bool = False) -> tuple[tf.Tensor, tf.Tensor]:
+def value_and_slope_tangent(weights: Weights, k: tf.Tensor, *, fused: bool = False) -> tuple[tf.Tensor, tf.Tensor]:
     """V(k) and V'(k) in one forward pass: dh/dk rides along each layer (tanh' = 1 - tanh²). ``fused``: a layer
     small enough is a broadcast product and a sum (``_dense``), for XLA to fuse."""
     h, dh = k, tf.ones_like(k)  # (B, 1)
-    for layer in model.layers[:-1]:
-        h = tf.tanh(_dense(h, layer.kernel, fused) + layer.bias)  # (B, width)
-        dh = (1.0 - h * h) * _dense(dh, layer.kernel, fused)
-    out = model.layers[-1]
-    return _dense(h, out.kernel, fused) + out.bias, _dense(dh, out.kernel, fused)
+    for kernel, bias in weights[:-1]:
+        h = tf.tanh(_dense(h, kernel, fused) + bias)  # (B, width)
+        dh = (1.0 - h * h) * _dense(dh, kernel, fused)
+    kernel, bias = weights[-1]
+    return _dense(h, kernel, fused) + bias, _dense(dh, kernel, fused)
 
 
 # A layer's product of at most this many numbers (batch x in x out) runs as a broadcast product and a sum under XLA.
@@ -74,7 +84,7 @@ def value_and_slope_tangent(model: keras.Model, k: tf.Tensor, *, fused: bool = F
 FUSED_NUMBERS = 6400
 
 
-def _dense(h: tf.Tensor, kernel: tf.Variable, fused: bool) -> tf.Tensor:
+def _dense(h: tf.Tensor, kernel: tf.Tensor, fused: bool) -> tf.Tensor:
     if fused and h.shape[0] is not None and h.shape[0] * kernel.shape[0] * kernel.shape[1] <= FUSED_NUMBERS:
         return tf.reduce_sum(h[:, :, None] * kernel[None], axis=1)
     return tf.matmul(h, kernel)
@@ -117,8 +127,10 @@ class Solver:
         self.cfg = cfg
         self.dtype = tf.as_dtype(cfg.dtype)
         self.model = build_value_network(cfg)
-        self.optimizer = keras.optimizers.Adam(_learning_rate(cfg))
+        learning_rate = _learning_rate(cfg)
+        self.optimizer = keras.optimizers.Adam(learning_rate)
         self.optimizer.build(self.model.trainable_variables)
+        self.flat_adam = FlatAdam(self.optimizer, self.model, learning_rate if callable(learning_rate) else None)
         self.sampler = tf.random.Generator.from_seed(cfg.seed)
         self._value_and_slope = VALUE_AND_SLOPE[cfg.derivative]
         if cfg.derivative == "tangent" and cfg.exec_mode == "xla":  # XLA fuses the small layers' products
@@ -137,11 +149,13 @@ class Solver:
         log_k = self.sampler.uniform((half, 1), np.log(cfg.k_min), np.log(cfg.k_max), dtype=self.dtype)
         return tf.concat([uniform, tf.exp(log_k)], axis=0)
 
-    def loss(self, k: tf.Tensor) -> tf.Tensor:
-        v, v_prime = self._value_and_slope(self.model, k)
+    def loss(self, k: tf.Tensor, weights: Weights | None = None) -> tf.Tensor:
+        """The mean squared residual on ``k``, of the network's own variables or of ``weights`` in their place."""
+        v, v_prime = self._value_and_slope(network_weights(self.model) if weights is None else weights, k)
         return tf.reduce_mean(tf.square(hjb_residual(self.cfg, k, v, v_prime)))
 
     def _step(self) -> tf.Tensor:
+        """One step through Keras's Adam, as the seed writes it."""
         k = self.sample()
         with tf.GradientTape() as tape:
             loss = self.loss(k)
@@ -150,10 +164,19 @@ class Solver:
         return loss
 
     def _steps(self, n: tf.Tensor) -> tf.Tensor:
-        """``n`` steps in a tf.range loop; returns their mean loss."""
+        """``n`` steps in a tf.range loop, the weights and Adam's moments carried as flat vectors (``FlatAdam``: the
+        same updates as ``n`` calls of ``_step``); returns their mean loss."""
+        adam = self.flat_adam
+        theta, m, v = adam.start()
         total = tf.zeros((), self.dtype)
-        for _ in tf.range(n):
-            total += self._step()
+        for i in tf.range(n):
+            k = self.sample()
+            with tf.GradientTape() as tape:
+                tape.watch(theta)
+                loss = self.loss(k, adam.weights(theta))
+            theta, m, v = adam.update(i, theta, m, v, tape.gradient(loss, theta))
+            total += loss
+        adam.finish(theta, m, v, n)
         return total / tf.cast(n, self.dtype)
 
     def run(self, n: int) -> float:
@@ -167,7 +190,7 @@ class Solver:
         cfg = self.cfg
 
         def residual(k: tf.Tensor) -> tf.Tensor:
-            v, v_prime = self._value_and_slope(self.model, k)
+            v, v_prime = self._value_and_slope(network_weights(self.model), k)
             return tf.reduce_mean(tf.square(hjb_residual(cfg, k, v, v_prime, semi_gradient=False)))
 
         out = self._lbfgs(residual, iterations, points)
@@ -215,7 +238,7 @@ class Solver:
                 "loss": float(out.fun)}
 
     def value_and_slope(self, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        v, vp = value_and_slope_tape(self.model, tf.constant(k.reshape(-1, 1), self.dtype))
+        v, vp = value_and_slope_tape(network_weights(self.model), tf.constant(k.reshape(-1, 1), self.dtype))
         return v.numpy().ravel().astype(float), vp.numpy().ravel().astype(float)
 
 
