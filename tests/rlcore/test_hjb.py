@@ -118,9 +118,10 @@ def test_the_flat_adam_of_k_steps_leaves_the_state_of_k_keras_adam_steps(schedul
     """K steps in one call update the weights and Adam's moments as one vector each (FlatAdam); they must leave
     Keras's own state — weights, both moments, the step count the schedule reads — as K single steps through
     ``apply_gradients`` do, so styles can follow one another: K steps, then single steps, then K again."""
-    cfg = HJBConfig(exec_mode="graph", derivative="tangent", dtype="float64", seed=5, lr_schedule=schedule,
+    cfg = HJBConfig(exec_mode="xla", derivative="tangent", dtype="float64", seed=5, lr_schedule=schedule,
                     learning_rate=1e-2, lr_final=1e-4, steps=40)
     single, looped = hjb.Solver(cfg), hjb.Solver(cfg)
+    assert looped.flat_adam is not None  # the seed's batch of 100: the flat Adam pays
     for calls in ([1] * 12, [1, 1, 1]):
         for n in calls:
             single.run(n)
@@ -136,6 +137,12 @@ def test_the_flat_adam_of_k_steps_leaves_the_state_of_k_keras_adam_steps(schedul
         solver.run(20)  # the schedule's steps from 15 on: a lower learning rate under cosine
     for a, b in zip(_weights(single), _weights(looped), strict=True):
         np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-12)
+
+
+def test_the_flat_adam_runs_only_where_it_was_measured_to_pay():
+    assert hjb.Solver(HJBConfig(exec_mode="xla", derivative="tangent")).flat_adam is not None
+    for changes in ({"batch_size": 10}, {"derivative": "tape"}, {"exec_mode": "graph"}):
+        assert hjb.Solver(HJBConfig(**{"exec_mode": "xla", "derivative": "tangent"} | changes)).flat_adam is None
 
 
 def test_the_flat_adam_refuses_an_adam_it_does_not_compute():

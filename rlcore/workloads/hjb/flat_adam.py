@@ -4,7 +4,8 @@ Keras's Adam updates each variable on its own: under XLA three fusions per varia
 84 (its eight variables). Here the weights and Adam's two moments ride the loop as one vector each, so one update
 is one fused elementwise pass; the weights, the moments and the step count are read from Keras's variables at the
 call's start and written back at its end, so a K-step call and K single steps of ``apply_gradients`` leave the same
-state (tests/rlcore/test_hjb.py). The arithmetic is Keras 3's ``Adam.update_step`` term for term.
+state (tests/rlcore/test_hjb.py). The arithmetic is Keras 3's ``Adam.update_step`` term for term. The solver uses
+it only where it was measured to pay (``solver.flat_adam_pays``).
 """
 
 from __future__ import annotations
