@@ -108,7 +108,9 @@ def read_capture(path: str | Path, *, any_capture: bool = False, planes: list[Pl
     span (``steps_from`` says which). ``planes``: the file's timeline already read (``timeline.read``)."""
     host, devices = _lines(path, planes)
     python, windows, steps_from = _steps(host, any_capture)
-    windows, held, held_ratio = _undisturbed(python, host, windows)
+    pipeline = _pipeline_python(host)
+    compiled_waits = [e for _, events in host for e in events if e.name == COMPILED_WAIT]
+    windows, held, held_ratio = _undisturbed(python, windows, [(e.start, e.end) for e in compiled_waits] + pipeline)
     steps = len(windows)
     inside = _within(windows)
     stalls = _stalls(python, windows)
@@ -126,7 +128,9 @@ def read_capture(path: str | Path, *, any_capture: bool = False, planes: list[Pl
     top = _ranked(_merged(_framework_ops(path), ops.eager_compute, ops.xla_compute), steps)
     spans, eager_by_type, python_waits, functions, conversions, conversion = _in_the_code_s_words(
         python, inside, windows, stalls)
-    waits = _union(python_waits + _compiled_waits(host, inside))
+    # Inside a compiled step (model.fit, a tf.function that iterates) the wait for input is no event of the Python
+    # thread: it is the iterator's GetNext, on tf.data's own line.
+    waits = _union(python_waits + [(e.start, e.end) for e in compiled_waits if inside(e)])
     waited = _covered(waits)  # inside TensorFlow's calls: not dispatch
     input_seconds = _steady(waits, windows)
     # TensorFlow's work inside the lab's spans (a callback's model call, model.predict) is the span's, counted in its
@@ -137,7 +141,6 @@ def read_capture(path: str | Path, *, any_capture: bool = False, planes: list[Pl
     kernels_in_spans = sum(_own(k, stalls) for k in ops.kernels if in_a_span(k))
     dispatch = max(0.0, (tf_time - tf_in_spans) - max(0.0, compute - kernels_in_spans) - waited - ops.python_ops)
     between = max(0.0, step_total - tf_time)
-    pipeline = _pipeline_python(host)
     held_in_calls = min(dispatch, _covered(_minus(_intersect(pipeline, calls), waits)))
     held_outside = min(between, _covered(_minus(_intersect(pipeline, windows), calls)))
     durations = [end - start for start, end in windows]
@@ -183,8 +186,8 @@ HELD_RATIO = 1.25  # a step this many times the median of the same work's steps 
 HELD_SECONDS = 2e-3  # ... and longer by this much (a scheduler's slice: a few milliseconds)
 
 
-def _undisturbed(python: list[Event], host: list[tuple[str, list[Event]]],
-                 windows: list[tuple[float, float]]) -> tuple[list[tuple[float, float]], int, float]:
+def _undisturbed(python: list[Event], windows: list[tuple[float, float]],
+                 not_its_own: list[tuple[float, float]]) -> tuple[list[tuple[float, float]], int, float]:
     """The steps the machine did not hold, how many it held and the least ratio of those to their work's median.
 
     Steps that ran the same TensorFlow calls in the same order (the same work) take about the same time on a quiet
@@ -205,8 +208,7 @@ def _undisturbed(python: list[Event], host: list[tuple[str, list[Event]]],
             work[i].append((e.start, e.name))
             if e.name.startswith("IteratorGetNext"):
                 waits.append((e.start, e.end))
-    waits = _union(waits + [(e.start, e.end) for _, events in host for e in events if e.name == COMPILED_WAIT]
-                   + _pipeline_python(host))
+    waits = _union(waits + not_its_own)
     own = [end - start for start, end in windows]
     for start, end in _intersect(waits, windows):
         own[bisect.bisect_right(starts, start) - 1] -= end - start
@@ -467,12 +469,6 @@ def _in_the_code_s_words(python: list[Event], inside, windows: list[tuple[float,
     # 2 ms of conversions, beside a loaded suite) is the machine's, not the code's.
     return (per_step(spans), per_step(by_type), waits, per_step(functions), conversions * per,
             _steady(_union(converting), windows))
-
-
-def _compiled_waits(host: list[tuple[str, list[Event]]], inside) -> list[tuple[float, float]]:
-    """Inside a compiled step (model.fit, a tf.function that iterates) the wait for input is no event of the
-    Python thread: it is the iterator's GetNext, on tf.data's own line."""
-    return [(e.start, e.end) for _, events in host for e in events if e.name == COMPILED_WAIT and inside(e)]
 
 
 def _pipeline_python(host: list[tuple[str, list[Event]]]) -> list[tuple[float, float]]:

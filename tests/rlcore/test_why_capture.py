@@ -306,7 +306,7 @@ def test_a_step_the_machine_held_is_left_out_and_a_step_of_other_work_or_waiting
             python += window(t, seconds, *names, wait=wait)
             windows.append((t, t + seconds))
             t += seconds + 1e-3
-        kept, held, _ = xplane._undisturbed(python, [("python", python)], windows)
+        kept, held, _ = xplane._undisturbed(python, windows, [])
         return [windows.index(w) for w in kept], held
 
     same = ("EagerLocalExecute: MatMul", "EagerLocalExecute: AddV2")
