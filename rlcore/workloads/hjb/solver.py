@@ -114,7 +114,7 @@ def hjb_residual(cfg: HJBConfig, k: tf.Tensor, v: tf.Tensor, v_prime: tf.Tensor,
 # XLA already fuses each variable's update with its gradient (no sum over a batch between them) and the flat
 # vector's split and concatenation cost more than they save. Measured (xla + tangent + 1000 steps a call, float32,
 # alternating, µs a step, flat / Keras's Adam): batch 1 3.3 / 2.1, 10 8.8 / 8.4, 30 15.2 / 21.9, 100 16.9 / 19.0;
-# float64 batch 1000 209 / 230. With the nested tape it never paid below batch 1000 (0.9-1.0x), so it is not used.
+# float64 batch 1000 209 / 230. With the nested tape it never paid below batch 1000 (0.7-1.0x), so it is not used.
 FLAT_ADAM_BATCH = 30
 
 
