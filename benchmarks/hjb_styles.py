@@ -57,16 +57,8 @@ def paired(pairs: int, batch: int, width: int, seconds: float) -> dict:
     broadcast products — measured in turn, ``pairs`` times: ratios within a round."""
     import functools
 
-    import tensorflow as tf
-
     def keras_adam(solver: hjb.Solver) -> None:
-        """K single steps through Keras's ``apply_gradients`` in the loop, as before the flat Adam."""
-        def steps(n: tf.Tensor) -> tf.Tensor:
-            total = tf.zeros((), solver.dtype)
-            for _ in tf.range(n):
-                total += solver._step()
-            return total / tf.cast(n, solver.dtype)
-        solver.steps_fn = tf.function(steps, jit_compile=True)
+        solver.flat_adam = None  # K single steps through Keras's apply_gradients: read when the loop first traces
 
     def matmuls(solver: hjb.Solver) -> None:
         solver._value_and_slope = functools.partial(hjb.value_and_slope_tangent, fused=False)  # read at its trace
