@@ -53,8 +53,10 @@ def measure(exec_mode: str, derivative: str, k: int, batch: int, width: int, sec
 
 def paired(pairs: int, batch: int, width: int, seconds: float) -> dict:
     """The seed's pattern against the best style (xla + tangent + 1000 steps a call), and that style without each of
-    its last two levers — Keras's Adam per variable in place of the flat Adam, matmuls in place of the small layers'
-    broadcast products — measured in turn, ``pairs`` times: ratios within a round."""
+    its last three levers in turn — the residual's powers as pow, then Keras's Adam per variable in place of the flat
+    Adam, then matmuls in place of the small layers' broadcast products — measured in turn, ``pairs`` times: ratios
+    within a round."""
+    import contextlib
     import functools
 
     def keras_adam(solver: hjb.Solver) -> None:
@@ -63,17 +65,28 @@ def paired(pairs: int, batch: int, width: int, seconds: float) -> dict:
     def matmuls(solver: hjb.Solver) -> None:
         solver._value_and_slope = functools.partial(hjb.value_and_slope_tangent, fused=False)  # read at its trace
 
-    def made(exec_mode: str, derivative: str, k: int, without=()) -> tuple[hjb.Solver, int]:
+    @contextlib.contextmanager
+    def pows():  # the residual's powers as tf.pow while the loop first traces (hjb.power reads _POWERS then)
+        shortcuts = dict(hjb._POWERS)
+        hjb._POWERS.clear()
+        try:
+            yield
+        finally:
+            hjb._POWERS.update(shortcuts)
+
+    def made(exec_mode: str, derivative: str, k: int, without=(), as_pow: bool = False) -> tuple[hjb.Solver, int]:
         solver = hjb.Solver(HJBConfig(exec_mode=exec_mode, derivative=derivative, steps_per_call=k, batch_size=batch,
                                       width=width))
         for lever_off in without:
             lever_off(solver)
-        solver.run(k)  # compiled before the rounds
+        with pows() if as_pow else contextlib.nullcontext():
+            solver.run(k)  # traced and compiled before the rounds
         return solver, k
 
     cells = {"seed": made("graph", "tape", 1), "best": made("xla", "tangent", 1000),
-             "best, Keras's Adam": made("xla", "tangent", 1000, [keras_adam]),
-             "best, Keras's Adam, matmuls": made("xla", "tangent", 1000, [keras_adam, matmuls])}
+             "best, pow": made("xla", "tangent", 1000, as_pow=True),
+             "best, pow, Keras's Adam": made("xla", "tangent", 1000, [keras_adam], as_pow=True),
+             "best, pow, Keras's Adam, matmuls": made("xla", "tangent", 1000, [keras_adam, matmuls], as_pow=True)}
 
     def rate(solver: hjb.Solver, k: int) -> float:
         steps, t = 0, time.perf_counter()
@@ -113,8 +126,8 @@ def main() -> None:
     p.add_argument("--json", help="write every measurement here")
     p.add_argument("--pairs", type=int, default=0,
                    help="instead of the table: the seed's pattern, the best style and the best without its last "
-                        "levers (flat Adam, broadcast products), measured in turn this many rounds (ratios within a "
-                        "round; medians)")
+                        "levers (the residual's powers, flat Adam, broadcast products), measured in turn this many "
+                        "rounds (ratios within a round; medians)")
     args = p.parse_args()
     if args.pairs:
         out = paired(args.pairs, args.batch, args.width, args.seconds)

@@ -55,6 +55,25 @@ def test_the_small_layers_as_broadcast_products_give_the_same_values_and_gradien
                         .get_concrete_function().graph.get_operations()]
 
 
+@pytest.mark.parametrize("exponent", [-1.0, -0.5, 0.5, 2.0, 0.36])
+def test_the_residuals_powers_give_pows_values_and_gradients(exponent):
+    """The residual's powers by their cheaper ops (rsqrt for the seed's c = V'^-1/2, ...) are pow to rounding, in
+    value and in gradient, and PyTorch's and JAX's steps use the same ones."""
+    from rlcore.workloads.hjb.frameworks import _power
+    x = tf.constant(np.linspace(0.05, 20, 50), tf.float64)
+    out = {}
+    for name, fn in (("pow", lambda t: tf.pow(t, exponent)), ("power", lambda t: hjb.power(t, exponent))):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = fn(x)
+        out[name] = (y.numpy(), tape.gradient(y, x).numpy())
+    for a, b in zip(out["pow"], out["power"], strict=True):
+        np.testing.assert_allclose(b, a, rtol=1e-14)
+    np.testing.assert_allclose(_power(x.numpy(), exponent, np), out["pow"][0], rtol=1e-14)
+    torch = pytest.importorskip("torch", reason="the frameworks extra is not installed")
+    np.testing.assert_allclose(_power(torch.tensor(x.numpy()), exponent, torch).numpy(), out["pow"][0], rtol=1e-14)
+
+
 def test_tangent_gradients_match_the_tape_formulation():
     a = hjb.Solver(HJBConfig(dtype="float64", derivative="tape"))
     b = hjb.Solver(HJBConfig(dtype="float64", derivative="tangent"))

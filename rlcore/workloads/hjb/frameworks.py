@@ -20,9 +20,23 @@ Call = Callable[[], object]
 
 def _residual_terms(cfg: HJBConfig, k: Any, vp: Any, xp: Any) -> tuple[Any, Any]:
     """u(c) and the drift for V' (already at its floor): c = V'^(-1/γ)."""
-    c = vp ** (-1.0 / cfg.gamma)
+    c = _power(vp, -1.0 / cfg.gamma, xp)
     drift = cfg.A * k ** cfg.alpha - c - cfg.delta * k
-    return c ** (1.0 - cfg.gamma) / (1.0 - cfg.gamma), drift
+    return _power(c, 1.0 - cfg.gamma, xp) / (1.0 - cfg.gamma), drift
+
+
+def _power(x: Any, exponent: float, xp: Any) -> Any:
+    """``x ** exponent`` by the cheaper op TensorFlow's solver uses for the same exponent (``solver.power``), so every
+    framework computes the residual the same way (XLA turns JAX's 1 / sqrt into its rsqrt)."""
+    if exponent == -0.5:
+        return xp.rsqrt(x) if hasattr(xp, "rsqrt") else 1.0 / xp.sqrt(x)
+    if exponent == -1.0:
+        return 1.0 / x
+    if exponent == 0.5:
+        return xp.sqrt(x)
+    if exponent == 2.0:
+        return x * x
+    return x ** exponent
 
 
 # ---------------------------------------------------------------- PyTorch

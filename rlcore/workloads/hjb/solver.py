@@ -93,6 +93,19 @@ def _dense(h: tf.Tensor, kernel: tf.Tensor, fused: bool) -> tf.Tensor:
 VALUE_AND_SLOPE: dict[str, Callable] = {"tape": value_and_slope_tape, "tangent": value_and_slope_tangent}
 
 
+# x ** p for these exponents as one elementwise op XLA fuses with its neighbours; its pow (exp of p log x) stays a
+# loop of its own, forward and in the gradient. With the seed's gamma of 2 (c = V'^-1/2, u = -1/c), measured with
+# xla + tangent + 1000 steps a call, batch 100: 1.09x the steps/s (median of 7 alternating rounds).
+_POWERS: dict[float, Callable[[tf.Tensor], tf.Tensor]] = {
+    -1.0: tf.math.reciprocal, -0.5: tf.math.rsqrt, 0.5: tf.sqrt, 2.0: tf.square}
+
+
+def power(x: tf.Tensor, exponent: float) -> tf.Tensor:
+    """``x ** exponent``, by a cheaper op where the exponent has one (``_POWERS``)."""
+    op = _POWERS.get(float(exponent))
+    return op(x) if op is not None else tf.pow(x, exponent)
+
+
 def hjb_residual(cfg: HJBConfig, k: tf.Tensor, v: tf.Tensor, v_prime: tf.Tensor, *,
                  semi_gradient: bool = True) -> tf.Tensor:
     """The seed's residual u(c) - ρV + stop_gradient(V') μ, with V' clamped at the floor.
@@ -101,9 +114,9 @@ def hjb_residual(cfg: HJBConfig, k: tf.Tensor, v: tf.Tensor, v_prime: tf.Tensor,
     squared residual, which a line-search method (L-BFGS) needs.
     """
     vp = tf.maximum(v_prime, cfg.vprime_floor)
-    c = tf.pow(vp, -1.0 / cfg.gamma)
+    c = power(vp, -1.0 / cfg.gamma)
     drift = cfg.A * tf.pow(k, cfg.alpha) - c - cfg.delta * k
-    utility = tf.pow(c, 1.0 - cfg.gamma) / (1.0 - cfg.gamma)
+    utility = power(c, 1.0 - cfg.gamma) / (1.0 - cfg.gamma)
     return utility - cfg.rho * v + (tf.stop_gradient(vp) if semi_gradient else vp) * drift
 
 
