@@ -99,8 +99,8 @@ def rate_of(command: list[str], env: dict[str, str], cwd: str) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pairs", type=int, default=5)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pairs", type=int, default=5, help="rounds: each runs every side once")
     parser.add_argument("--script", choices=sorted(SCRIPTS), default="seed")
     parser.add_argument("--epochs", type=int, default=20000, help="the script's own argument: epochs or steps")
     parser.add_argument("--steps", type=int, default=20, help="the profile window (rlcore profile --steps)")
