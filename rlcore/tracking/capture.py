@@ -76,6 +76,8 @@ class ProfileWindow:
         self.cpu_seconds, self.markers = 0.0, 0
         self._yielding = Patches()
         self.instruments = Instruments()
+        self.settled = False  # nothing more to do at a step: see ``_settle``
+        self._settle()
 
     def fit_to(self, total_steps: int) -> None:
         """The run says how many steps it will have (model.fit knows its batches): a window that would begin or end
@@ -90,6 +92,12 @@ class ProfileWindow:
         self.resized = (f"The window was sized to the {total_steps:,} steps the run has: {wanted:,} profiled after "
                         f"{start:,} warm-up (asked: {self.wanted:,} after {self.start:,}).")
         self.start, self.wanted = start, wanted
+
+    def _settle(self) -> None:
+        """``settled``: the window has nothing more to do at any step (none asked, it could not start, or it has
+        captured and counted its steps), so a loop may skip ``begin`` and ``end`` (AutoSteps's every-call path)."""
+        self.settled = (not self.active or self.error is not None
+                        or (not self.capturing and not self.locating and self.captured >= self.wanted))
 
     @property
     def excluding(self) -> bool:
@@ -168,6 +176,7 @@ class ProfileWindow:
             self.error = (f"TensorFlow's profiler could not start ({type(e).__name__}: "
                           f"{str(e).strip().splitlines()[0][:200] if str(e).strip() else 'no reason given'}), "
                           "so this run has no profile; its numbers are unaffected.")
+            self._settle()
             return
         self.capturing = True
         self.instruments.install()  # the code's own calls named on the timeline while it records
@@ -211,10 +220,12 @@ class ProfileWindow:
             tf.profiler.experimental.stop()
         self.capturing = False
         self.excluded_seconds += time.perf_counter() - self._t0
+        self._settle()
 
     def _start_locating(self) -> None:
         self._located_from = time.perf_counter()
         self.locating = True
+        self.settled = False
         self.instruments.locate()
 
     def _stop_locating(self) -> None:
@@ -223,6 +234,7 @@ class ProfileWindow:
         self.instruments.remove()
         self.locating = False
         self.excluded_seconds += time.perf_counter() - self._located_from
+        self._settle()
 
     def _too_short(self) -> str:
         """Why there is no profile when the run ended first, and the window that would fit the steps it had."""
@@ -275,6 +287,7 @@ class NoWindow:
     excluded_steps = 0
     active = False
     pending = False
+    settled = True
     error = None
 
     def begin(self) -> bool:

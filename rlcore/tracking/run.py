@@ -271,6 +271,25 @@ class TrainingRun:
             return self.emit()
         return not self.stopped
 
+    def next_step(self) -> bool:
+        """``end_step()`` then ``begin_step()`` in one clock read, for steps that follow each other with nothing
+        between (AutoSteps's boundaries), once the profile window has nothing more to do and the step had no phases
+        (``steady``). This runs every step of a person's script, between two calls of their training function, where
+        each frame and attribute costs several times what it costs warm (issue 52), so it does only what such a
+        step needs. False when the run is asked to stop."""
+        now = self.clock()
+        self.steps += 1
+        self._last_step_end = self._step_started = now
+        if now - self._last_report >= self.report_every and self._t0 is not None:
+            return self.emit()
+        return not self.stopped
+
+    @property
+    def steady(self) -> bool:
+        """Whether ``next_step`` may stand for ``end_step`` and ``begin_step``: a step is open, the profile window
+        is settled and the step under way had no phases."""
+        return self._step_open and self.capture.settled and not self.step_phase_seconds
+
     def step(self, units: int = 1, *, compiles: bool = False, report: bool = True) -> _Step:
         """``with run.step():`` around one step (``units``: the steps it holds, such as K per compiled call);
         ``report=False``: the loop makes its records itself (``tick``) where they fit its algorithm."""

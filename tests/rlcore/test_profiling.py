@@ -325,3 +325,51 @@ def test_one_step_stalled_on_a_busy_machine_is_no_wait_for_input_and_a_pipeline_
     every_step = [(s + 0.1, s + 1.1) for s, _ in windows]
     assert abs(xplane._steady(every_step, windows) - 1.0) < 1e-9
     assert xplane._steady([], windows) == 0.0 and xplane._steady(stalled[:1], windows[:1]) > 0.07
+
+
+def test_once_the_window_is_done_a_script_s_steps_take_the_one_read_path_and_count_and_chart_alike(tmp_path):
+    """Issue 52: after the profile window has captured and counted its steps, each call of a training function
+    ends one step and begins the next in one call (``next_step``); the steps, the records and every loss are what
+    the long way gave."""
+    from rlcore.contract import reporting
+    from rlcore.tracking.hooks.steps import AutoSteps
+    from rlcore.tracking.run import TrainingRun
+
+    weights = tf.Variable(tf.ones((4, 1)))
+    optimizer = tf.keras.optimizers.SGD(1e-4)
+
+    @tf.function
+    def train_step(x):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.matmul(x, weights) ** 2)
+        optimizer.apply_gradients([(tape.gradient(loss, weights), weights)])
+        return loss
+
+    reporter = reporting.ListReporter()
+    run = TrainingRun(reporter, kind="script", profile=3, profile_after=2, profile_dir=tmp_path,
+                      sample_system=False, report_every=0.0)  # a record at every step: each holds one step's loss
+    window = run.capture
+    window.where_steps = 4
+    steps = AutoSteps(run)
+    quick = []
+    real_next = run.next_step
+    run.next_step = lambda: quick.append(window.settled) or real_next()
+    settled_before = []
+    run.start()
+    steps.install()
+    try:
+        losses = []
+        for i in range(20):
+            settled_before.append(window.settled)
+            losses.append(float(train_step(tf.fill((2, 4), 1.0 + i / 10))))
+        steps.close()
+    finally:
+        steps.remove()
+        window.finish()
+    assert settled_before[:6] == [False] * 6 and settled_before[-1]  # captured 3 and counted 4, then settled
+    assert window.captured == 3 and window.located == 4
+    assert quick and all(quick) and len(quick) == settled_before.count(True)  # every call after, and only those
+    assert run.steps == 20
+    after = [r for r in reporter.records if r.step >= 20 - len(quick)]  # made by the one-read path
+    assert len(after) == len(quick)
+    assert [r.metrics[reporting.LOSS] for r in after] == pytest.approx([losses[r.step - 1] for r in after])

@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from threading import get_ident
 from typing import Any
 
 from rlcore.tracking.hooks.patches import Patches, tf_function_class
@@ -153,7 +154,8 @@ class AutoSteps:
         steps = self
 
         def __call__(function: Any, *args: Any, **kwargs: Any) -> Any:
-            if not steps._counting() or steps._calls:  # nested calls belong to the outer one
+            # ``_counting()`` written out (a frame fewer on every call); nested calls belong to the outer one
+            if not steps._active or steps.standing_aside or get_ident() != steps._thread or steps._calls:
                 steps._calls.append(function)
                 try:
                     return original(function, *args, **kwargs)
@@ -164,7 +166,11 @@ class AutoSteps:
             if key in steps._marked:  # a training step's call: the common case, kept short
                 if key not in steps._names:  # marked while the lab stood aside (a trace inside model.fit)
                     steps._named(function)
-                steps.boundary("calls of a training function")
+                run = steps.run
+                if steps._first or not run.steady:
+                    steps.boundary("calls of a training function")
+                elif not run.next_step() and steps._on_cancel is not None:  # the steady state: one call
+                    steps._on_cancel()
                 calls.append(function)
                 try:
                     result = original(function, *args, **kwargs)
@@ -207,7 +213,7 @@ class AutoSteps:
         if not scalars:
             return
         if not isinstance(result, dict):
-            self.run.add_loss(result)
+            self.run.window.add_loss(result)  # a float scalar (decided above): no need of add_loss's checks
             return
         for name in scalars:
             if name in result:
