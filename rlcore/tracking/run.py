@@ -271,16 +271,17 @@ class TrainingRun:
             return self.emit()
         return not self.stopped
 
-    def next_step(self) -> bool:
+    def next_step(self, units: int = 1, *, report: bool = True) -> bool:
         """``end_step()`` then ``begin_step()`` in one clock read, for steps that follow each other with nothing
-        between (AutoSteps's boundaries), once the profile window has nothing more to do and the step had no phases
-        (``steady``). This runs every step of a person's script, between two calls of their training function, where
-        each frame and attribute costs several times what it costs warm (issue 52), so it does only what such a
-        step needs. False when the run is asked to stop."""
+        between (AutoSteps's boundaries, the Keras callback's batches), once the profile window has nothing more
+        to do and the step had no phases (``steady``). This runs every step of a person's script, between two
+        calls of their training function, where each frame and attribute costs several times what it costs warm
+        (issue 52), so it does only what such a step needs (``units``, ``report`` as ``end_step``'s). False when
+        the run is asked to stop."""
         now = self.clock()
-        self.steps += 1
+        self.steps += units
         self._last_step_end = self._step_started = now
-        if now - self._last_report >= self.report_every and self._t0 is not None:
+        if report and now - self._last_report >= self.report_every and self._t0 is not None:
             return self.emit()
         return not self.stopped
 

@@ -6,6 +6,7 @@ their own, over a real store."""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import signal
@@ -192,6 +193,29 @@ def test_the_callback_in_evaluate_is_quiet_and_a_fit_that_raised_is_its_own_fail
     runs = sorted(Store(tmp_path / "home").list_runs(), key=lambda r: r.id)
     assert [r.status for r in runs] == ["failed", "done"] and "raised" in runs[0].error
     assert runs[1].summary["steps"] == 8
+
+
+def test_the_callback_charts_a_fit_s_own_running_numbers_at_its_records_and_the_last_at_its_end(tmp_path):
+    """Issue 52: the callback keeps each batch's logs (Keras's running means, already Python numbers) and charts the
+    last ones at each record, not every batch: the steps, the loss charted and the last one are fit's own."""
+    path = script(tmp_path, "quiet_fit.py", keras_opening(4000) + """
+        import json
+        from rlcore.tracking.run import TrainingRun
+        taken, add_loss = [], TrainingRun.add_loss
+        TrainingRun.add_loss = lambda run, loss: taken.append(loss) or add_loss(run, loss)
+        history = model.fit(x, y, epochs=4, batch_size=8, verbose=0, callbacks=[rlcore.keras.Callback()])
+        print("history", json.dumps(history.history["loss"]), "taken", len(taken))
+    """)
+    done = python(tmp_path, path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    history, taken = done.stdout.split("history ", 1)[1].split(" taken ")
+    history = json.loads(history)
+    run = only_run(tmp_path)
+    assert run.status == "done" and run.summary["steps"] == 4 * 500
+    assert int(taken) <= 4 * 500 // 5  # a loss a record (at least 200 a fit), not one a batch
+    losses = Store(tmp_path / "home").metrics(run.id, ["train/loss"])
+    assert len(losses) >= 4 and losses["value"].iloc[-1] == pytest.approx(history[-1], rel=1e-5)
+    assert (losses["value"] > 0).all() and losses["value"].iloc[len(losses) // 2:].max() < history[0] * 1.5
 
 
 def test_a_cancelled_keras_fit_stops_and_its_own_process_is_never_killed(tmp_path):

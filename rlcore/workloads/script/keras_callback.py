@@ -1,12 +1,12 @@
 """The lab's Keras callback: ``model.fit`` reports through the lab's harness, with step markers xprof can read.
 
-Each batch is a step of the run, from one ``on_train_batch_begin`` to the next (so a step holds the batch's
-callbacks and Keras's fetching of its logs too); its logs are charted per batch (``loss``, ``accuracy``...), and
-the epoch's validation numbers once per epoch, off the training clock. In the profile window every step is wrapped
-in ``Trace("train", step_num=i, _r=1)``: the root marker xprof needs and Keras 3's own ``TensorBoard(profile_batch=)``
-does not write, so xprof's overview finds the steps. A profiler that already runs (the user's TensorBoard callback)
-is reported, never raised. With ``steps_per_execution=N`` Keras calls the hooks once per N batches: a step is then N
-batches.
+Each batch is a step of the run, from one ``on_train_batch_begin`` to the next (so a step holds the batch's callbacks
+and Keras's fetching of its logs too); its logs (``loss``, ``accuracy``...: Keras's running means) are charted at each
+record, and the epoch's validation numbers once per epoch, off the training clock. In the profile window every step is
+wrapped in ``Trace("train", step_num=i, _r=1)``: the root marker xprof needs and Keras 3's own
+``TensorBoard(profile_batch=)`` does not write, so xprof's overview finds the steps. A profiler that already runs (the
+user's TensorBoard callback) is reported, never raised. With ``steps_per_execution=N`` Keras calls the hooks once per
+N batches: a step is then N batches.
 
 Used by ``model.fit`` under ``rlcore profile`` (added for you), or by you: ``model.fit(...,
 callbacks=[rlcore.keras.Callback(profile=50)])``; without a run of its own it starts one (``rlcore.init``) and ends
@@ -40,6 +40,8 @@ class LabCallback(keras.callbacks.Callback):
         self._units = 1
         self._begin = 0
         self._every = self._since = 0
+        self._logs: dict | None = None  # the last batch's logs, charted at the next record
+        self._per_epoch = 0
 
     # ------------------------------------------------------------ where the run is
 
@@ -72,6 +74,7 @@ class LabCallback(keras.callbacks.Callback):
         self._since = 0
         self._first = True
         self._units = spe
+        self._per_epoch = int((self.params or {}).get("steps") or 0)  # 0: not known (a dataset of unknown size)
         self.session.describe_keras(steps_per_execution=spe, jit_compile=getattr(self.model, "jit_compile", None),
                                     run_eagerly=bool(getattr(self.model, "run_eagerly", False)))
 
@@ -80,9 +83,18 @@ class LabCallback(keras.callbacks.Callback):
     def on_train_batch_begin(self, batch: int, logs: dict | None = None) -> None:
         self._begin = batch
         run = self.run
+        if not self._first and run.steady:  # the common case, kept short: one call ends the step, begins the next
+            run.next_step(self._units, report=False)
+            if run.record_due:
+                self._chart()
+            if run.stopped:
+                self.session.check_cancel()
+            return
         if run.step_open:
-            run.end_step(self._units, compiles=self._first)
+            run.end_step(self._units, compiles=self._first, report=False)
             self._first = False
+            if run.record_due:
+                self._chart()
             self.session.check_cancel()
         elif run.timed_steps == 0:
             run.restart_clock()  # fit's set-up before its first batch is no part of the speed
@@ -92,17 +104,26 @@ class LabCallback(keras.callbacks.Callback):
         # Keras calls this with the call's last batch as it planned it (begin + steps_per_execution - 1, past the
         # epoch's end for its shorter last call: 200 batches at 32 a call are six of 32, then 8): the batches this
         # call ran are those up to the epoch's last, so the count is what ran.
-        per_epoch = int((self.params or {}).get("steps") or 0)
+        per_epoch = self._per_epoch
         last = min(batch, per_epoch - 1) if per_epoch else batch
         self._units = max(1, last - self._begin + 1)
-        if logs:  # Keras has already made them Python numbers (its own sync per batch); "loss" is the run's loss
-            self.run.log(**logs)
+        # Keras has made the logs Python numbers (its own fetch, every batch, with or without this callback). They
+        # are Keras's running means over the epoch, so a record charts the last ones it saw: kept here, read only
+        # when a record is made (issue 52: logging every batch's cost the training thread ~10 µs a batch).
+        self._logs = logs
         self._since += 1
         if self._every and self._since >= self._every and not self.run.capture.excluding:
-            self._since = 0
-            self.run.emit()
+            self._chart()
         if self.run.stopped:  # a cancel from the dashboard or the CLI: fit stops at this batch, as EarlyStopping does
             self.model.stop_training = True
+
+    def _chart(self) -> None:
+        """A record now, holding the last batch's logs (``loss`` is the run's loss)."""
+        self._since = 0
+        logs, self._logs = dict(self._logs or {}), None
+        if "loss" in logs:
+            self.run.add_loss(logs.pop("loss"))
+        self.run.emit(logs)
 
     # model.evaluate and model.predict call these too, with no training (and no run) of the callback's own.
 
@@ -124,6 +145,11 @@ class LabCallback(keras.callbacks.Callback):
             return
         if self.run.step_open:
             self.run.end_step(self._units, compiles=self._first, report=False)
+        if self._logs:  # the last batch's numbers leave with the run's last record
+            logs, self._logs = dict(self._logs), None
+            if "loss" in logs:
+                self.run.add_loss(logs.pop("loss"))
+            self.run.log(**logs)
         self.session.auto.standing_aside -= 1
         if self._owned is not None:
             self._owned.fit_ended()
