@@ -318,7 +318,8 @@ def test_ctrl_c_while_a_fix_runs_is_one_sentence_and_the_fix_run_is_cancelled(tm
     text = out.read_text()
     assert "Traceback" not in text and "interrupted: the fixes not tried yet were left" in text, text
     fix_run = max(store.list_runs(), key=lambda r: r.id)
-    assert wait_final(store, fix_run.id).status in ("cancelled", "done")
+    final = wait_final(store, fix_run.id)
+    assert final.status in ("cancelled", "done"), final.error
 
 
 def test_a_fix_run_that_hangs_is_stopped_at_its_bound_with_progress_and_left_failed(tmp_path, monkeypatch, capsys):
