@@ -76,8 +76,7 @@ class ProfileWindow:
         self.cpu_seconds, self.markers = 0.0, 0
         self._yielding = Patches()
         self.instruments = Instruments()
-        self.settled = False  # nothing more to do at a step: see ``_settle``
-        self._settle()
+        self._settle()  # ``settled``: nothing more to do at a step
 
     def fit_to(self, total_steps: int) -> None:
         """The run says how many steps it will have (model.fit knows its batches): a window that would begin or end
@@ -225,7 +224,7 @@ class ProfileWindow:
     def _start_locating(self) -> None:
         self._located_from = time.perf_counter()
         self.locating = True
-        self.settled = False
+        self._settle()
         self.instruments.locate()
 
     def _stop_locating(self) -> None:

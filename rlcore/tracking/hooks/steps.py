@@ -66,7 +66,7 @@ class AutoSteps:
         self.standing_aside = 0  # > 0 while model.fit runs or the code marks steps itself
         self._marked: set[int] = set()  # tf.functions whose trace applied gradients (by ``_key``)
         self._calls: list[Any] = []  # the tf.functions this thread is inside, outermost first
-        self._thread = threading.get_ident()
+        self._thread = get_ident()
         self._first = True
         self._active = True
         self._on_cancel = on_cancel
@@ -104,7 +104,7 @@ class AutoSteps:
             self.standing_aside -= 1
 
     def _counting(self) -> bool:
-        return self._active and not self.standing_aside and threading.get_ident() == self._thread
+        return self._active and not self.standing_aside and get_ident() == self._thread
 
     # ------------------------------------------------------------ the boundaries
 

@@ -85,17 +85,12 @@ class LabCallback(keras.callbacks.Callback):
         run = self.run
         if not self._first and run.steady:  # the common case, kept short: one call ends the step, begins the next
             run.next_step(self._units, report=False)
-            if run.record_due:
-                self._chart()
-            if run.stopped:
-                self.session.check_cancel()
+            self._step_ended()
             return
         if run.step_open:
             run.end_step(self._units, compiles=self._first, report=False)
             self._first = False
-            if run.record_due:
-                self._chart()
-            self.session.check_cancel()
+            self._step_ended()
         elif run.timed_steps == 0:
             run.restart_clock()  # fit's set-up before its first batch is no part of the speed
         run.begin_step()
@@ -117,13 +112,24 @@ class LabCallback(keras.callbacks.Callback):
         if self.run.stopped:  # a cancel from the dashboard or the CLI: fit stops at this batch, as EarlyStopping does
             self.model.stop_training = True
 
+    def _step_ended(self) -> None:
+        """A record when one is due; a cancel heard is raised into the code here, at the step's boundary."""
+        if self.run.record_due:
+            self._chart()
+        if self.run.stopped:
+            self.session.check_cancel()
+
     def _chart(self) -> None:
-        """A record now, holding the last batch's logs (``loss`` is the run's loss)."""
+        """A record now, holding the last batch's logs."""
         self._since = 0
+        self.run.emit(self._take_logs())
+
+    def _take_logs(self) -> dict[str, Any]:
+        """The last batch's logs, taken once: their ``loss`` handed to the run as its loss, the rest returned."""
         logs, self._logs = dict(self._logs or {}), None
         if "loss" in logs:
             self.run.add_loss(logs.pop("loss"))
-        self.run.emit(logs)
+        return logs
 
     # model.evaluate and model.predict call these too, with no training (and no run) of the callback's own.
 
@@ -146,10 +152,7 @@ class LabCallback(keras.callbacks.Callback):
         if self.run.step_open:
             self.run.end_step(self._units, compiles=self._first, report=False)
         if self._logs:  # the last batch's numbers leave with the run's last record
-            logs, self._logs = dict(self._logs), None
-            if "loss" in logs:
-                self.run.add_loss(logs.pop("loss"))
-            self.run.log(**logs)
+            self.run.log(**self._take_logs())
         self.session.auto.standing_aside -= 1
         if self._owned is not None:
             self._owned.fit_ended()
