@@ -48,6 +48,20 @@ class Captured:
     # The process's CPU time inside each recorded step, on average: what the step costs the machine whatever else
     # runs beside it (a busy core stretches a step's wall time, not its CPU time); 0 when unknown.
     cpu_seconds_per_marker: float = 0.0
+    # The training thread's time waiting for a core inside each recorded step, on average (the kernel's count of a
+    # thread runnable but not running); None where the kernel keeps no such count. What the reading may take as the
+    # machine's, not the code's (``xplane.read_capture``).
+    waited_seconds_per_marker: float | None = None
+
+
+def thread_waited_seconds() -> float | None:
+    """This thread's time so far waiting for a core (``/proc/thread-self/schedstat``'s second field: runnable, not
+    running), or None where the kernel keeps no such count."""
+    try:
+        with open("/proc/thread-self/schedstat", "rb") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 WHERE_STEPS = 3  # steps after the capture in which the person's lines are counted (a stack walk per call)
@@ -74,6 +88,8 @@ class ProfileWindow:
         self._trace: Any = None
         self._cpu_from = 0.0
         self.cpu_seconds, self.markers = 0.0, 0
+        self._waited_from: float | None = None
+        self.waited_seconds: float | None = 0.0  # None once a step's wait could not be read
         self._yielding = Patches()
         self.instruments = Instruments()
         self._settle()  # ``settled``: nothing more to do at a step
@@ -128,6 +144,7 @@ class ProfileWindow:
         self._trace = tf.profiler.experimental.Trace(STEP_MARKER, step_num=self.captured, _r=1)
         self._trace.__enter__()
         self._cpu_from = time.process_time()
+        self._waited_from = thread_waited_seconds()
         return True
 
     def end(self, units: int = 1, counted: int | None = None) -> bool:
@@ -145,6 +162,11 @@ class ProfileWindow:
         if trace is None:
             return False
         self.cpu_seconds += time.process_time() - self._cpu_from
+        waited = thread_waited_seconds()
+        if waited is None or self._waited_from is None or self.waited_seconds is None:
+            self.waited_seconds = None
+        else:
+            self.waited_seconds += waited - self._waited_from
         self.markers += 1
         trace.__exit__(None, None, None)
         self.captured += units if counted is None else counted
@@ -269,7 +291,9 @@ class ProfileWindow:
                               for name, note in self.instruments.made.items()},
                         numpy_args=dict(self.instruments.numpy_args), callbacks=dict(self.instruments.callbacks),
                         resized=self.resized,
-                        cpu_seconds_per_marker=self.cpu_seconds / self.markers if self.markers else 0.0)
+                        cpu_seconds_per_marker=self.cpu_seconds / self.markers if self.markers else 0.0,
+                        waited_seconds_per_marker=(self.waited_seconds / self.markers if self.markers and
+                                                   self.waited_seconds is not None else None))
 
 
 def capture_files(logdir: Path) -> dict[str, bytes]:
