@@ -170,6 +170,12 @@ def test_runs_export_tensorboard_writes_event_files_tensorboard_reads_with_the_p
     assert [e.step for e in loss] == [1, 2, 3, 4, 5]
     assert [float(tf_value(e)) for e in loss] == pytest.approx([1.0 / s for s in range(1, 6)])
     assert (out / f"run{run_id}" / "plugins" / "profile" / "2026_12_01" / "vm.xplane.pb").read_bytes() == b"capture"
+    # TensorBoard's own writer: an export never starts TensorFlow (five seconds of start-up for a few records)
+    export = (f"import sys\nfrom rlcore.cli.main import main\ntry:\n    main(['runs', 'export', '{run_id}', "
+              "'--tensorboard', sys.argv[1]])\nexcept SystemExit:\n    pass\nprint('tensorflow' in sys.modules)")
+    again = subprocess.run([sys.executable, "-c", export, str(tmp_path / "again")], capture_output=True, text=True,
+                           env=env, timeout=180)
+    assert again.returncode == 0 and again.stdout.strip().endswith("False"), (again.stdout, again.stderr)
     bad = subprocess.run([sys.executable, "-m", "rlcore", "runs", "export", str(run_id), "--tensorboard",
                           str(capture)], capture_output=True, text=True, env=env, timeout=60)
     assert bad.returncode == 2 and bad.stderr.startswith("error: --tensorboard names a file, not a folder")
