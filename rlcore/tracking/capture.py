@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -89,7 +90,8 @@ class ProfileWindow:
         self._cpu_from = 0.0
         self.cpu_seconds, self.markers = 0.0, 0
         self._waited_from: float | None = None
-        self.waited_seconds: float | None = 0.0  # None once a step's wait could not be read
+        self._waited_thread = 0
+        self.waited_seconds: float | None = None  # the thread's wait for a core across the window's steps
         self._yielding = Patches()
         self.instruments = Instruments()
         self._settle()  # ``settled``: nothing more to do at a step
@@ -141,10 +143,11 @@ class ProfileWindow:
             return False
         import tensorflow as tf
 
+        if not self.markers:  # the wait for a core, read once each side of the window's steps (a file read)
+            self._waited_from, self._waited_thread = thread_waited_seconds(), threading.get_ident()
+        self._cpu_from = time.process_time()
         self._trace = tf.profiler.experimental.Trace(STEP_MARKER, step_num=self.captured, _r=1)
         self._trace.__enter__()
-        self._cpu_from = time.process_time()
-        self._waited_from = thread_waited_seconds()
         return True
 
     def end(self, units: int = 1, counted: int | None = None) -> bool:
@@ -162,11 +165,6 @@ class ProfileWindow:
         if trace is None:
             return False
         self.cpu_seconds += time.process_time() - self._cpu_from
-        waited = thread_waited_seconds()
-        if waited is None or self._waited_from is None or self.waited_seconds is None:
-            self.waited_seconds = None
-        else:
-            self.waited_seconds += waited - self._waited_from
         self.markers += 1
         trace.__exit__(None, None, None)
         self.captured += units if counted is None else counted
@@ -235,6 +233,9 @@ class ProfileWindow:
             return
         import tensorflow as tf
 
+        waited = thread_waited_seconds() if threading.get_ident() == self._waited_thread else None  # its thread's
+        self.waited_seconds = (waited - self._waited_from if waited is not None and self._waited_from is not None
+                               else None)
         self._yielding.remove()
         self.instruments.remove()
         with contextlib.suppress(Exception):
@@ -292,7 +293,7 @@ class ProfileWindow:
                         numpy_args=dict(self.instruments.numpy_args), callbacks=dict(self.instruments.callbacks),
                         resized=self.resized,
                         cpu_seconds_per_marker=self.cpu_seconds / self.markers if self.markers else 0.0,
-                        waited_seconds_per_marker=(self.waited_seconds / self.markers if self.markers and
+                        waited_seconds_per_marker=(max(0.0, self.waited_seconds) / self.markers if self.markers and
                                                    self.waited_seconds is not None else None))
 
 

@@ -409,7 +409,10 @@ def _held_between(python: list[Event], windows: list[tuple[float, float]], pipel
             between += sum(gap - usual for gap in place if _stalled(gap, usual))
         for events, own in zip(zip(*(events for _, events, _ in steps), strict=True),
                                zip(*(own for _, _, own in steps), strict=True), strict=True):
-            if events[0].name.startswith("IteratorGetNext") or events[0].name in _CONVERSIONS:
+            if (events[0].name.startswith("IteratorGetNext") or events[0].name in _CONVERSIONS
+                    or "tracing_count" in events[0].stats):
+                # a wait and a conversion are held by ``_steady``; a function call's graph kernels run on TensorFlow's
+                # own threads, whose time no stall here can take apart from the call's set-up: kept whole
                 continue
             usual = statistics.median(own)
             held.update({id(e): t - usual for e, t in zip(events, own, strict=True) if _stalled(t, usual)})
