@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -49,20 +48,6 @@ class Captured:
     # The process's CPU time inside each recorded step, on average: what the step costs the machine whatever else
     # runs beside it (a busy core stretches a step's wall time, not its CPU time); 0 when unknown.
     cpu_seconds_per_marker: float = 0.0
-    # The training thread's time waiting for a core inside each recorded step, on average (the kernel's count of a
-    # thread runnable but not running); None where the kernel keeps no such count. What the reading may take as the
-    # machine's, not the code's (``xplane.read_capture``).
-    waited_seconds_per_marker: float | None = None
-
-
-def thread_waited_seconds() -> float | None:
-    """This thread's time so far waiting for a core (``/proc/thread-self/schedstat``'s second field: runnable, not
-    running), or None where the kernel keeps no such count."""
-    try:
-        with open("/proc/thread-self/schedstat", "rb") as f:
-            return int(f.read().split()[1]) / 1e9
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 WHERE_STEPS = 3  # steps after the capture in which the person's lines are counted (a stack walk per call)
@@ -89,9 +74,6 @@ class ProfileWindow:
         self._trace: Any = None
         self._cpu_from = 0.0
         self.cpu_seconds, self.markers = 0.0, 0
-        self._waited_from: float | None = None
-        self._waited_thread = 0
-        self.waited_seconds: float | None = None  # the thread's wait for a core across the window's steps
         self._yielding = Patches()
         self.instruments = Instruments()
         self._settle()  # ``settled``: nothing more to do at a step
@@ -143,11 +125,9 @@ class ProfileWindow:
             return False
         import tensorflow as tf
 
-        if not self.markers:  # the wait for a core, read once each side of the window's steps (a file read)
-            self._waited_from, self._waited_thread = thread_waited_seconds(), threading.get_ident()
-        self._cpu_from = time.process_time()
         self._trace = tf.profiler.experimental.Trace(STEP_MARKER, step_num=self.captured, _r=1)
         self._trace.__enter__()
+        self._cpu_from = time.process_time()
         return True
 
     def end(self, units: int = 1, counted: int | None = None) -> bool:
@@ -233,9 +213,6 @@ class ProfileWindow:
             return
         import tensorflow as tf
 
-        waited = thread_waited_seconds() if threading.get_ident() == self._waited_thread else None  # its thread's
-        self.waited_seconds = (waited - self._waited_from if waited is not None and self._waited_from is not None
-                               else None)
         self._yielding.remove()
         self.instruments.remove()
         with contextlib.suppress(Exception):
@@ -292,9 +269,7 @@ class ProfileWindow:
                               for name, note in self.instruments.made.items()},
                         numpy_args=dict(self.instruments.numpy_args), callbacks=dict(self.instruments.callbacks),
                         resized=self.resized,
-                        cpu_seconds_per_marker=self.cpu_seconds / self.markers if self.markers else 0.0,
-                        waited_seconds_per_marker=(max(0.0, self.waited_seconds) / self.markers if self.markers and
-                                                   self.waited_seconds is not None else None))
+                        cpu_seconds_per_marker=self.cpu_seconds / self.markers if self.markers else 0.0)
 
 
 def capture_files(logdir: Path) -> dict[str, bytes]:

@@ -23,7 +23,7 @@ def profile(captured: Captured, *, compile_seconds: float = 0.0, train_seconds: 
     if captured.error or captured.path is None:
         return Profile(error=captured.error or "The window captured nothing.", wanted_steps=captured.wanted)
     try:
-        numbers = xplane.read_capture(captured.path, waited_per_step=captured.waited_seconds_per_marker)
+        numbers = xplane.read_capture(captured.path)
     except Exception as e:  # a capture xprof cannot read: say so, keep the file
         return Profile(error=f"The capture could not be read ({type(e).__name__}: {str(e)[:200]}).",
                        capture=str(captured.path), wanted_steps=captured.wanted)
@@ -50,10 +50,10 @@ def of_numbers(numbers: xplane.StepNumbers, captured: Captured, *, facts: StepFa
     found = explain.explain(numbers, steps_per_marker=k, facts=facts, calls=captured.calls, notes=notes)
     notes += list(RULES.skipped.values())  # an installed package's rule that could not load: said, never silent
     if numbers.stalled_seconds:
-        notes.append(f"The machine was busy with other work: the training thread was held off its core "
-                     f"{seconds_text(numbers.stalled_seconds * numbers.read_steps)} in the window (in kernels, calls "
-                     f"and the Python between them, each many times the time it took at the same place in the other "
-                     f"steps); that time is left out of the step and of every part of it.")
+        notes.append(f"The machine was busy with other work: eager kernels stalled "
+                     f"{seconds_text(numbers.stalled_seconds * numbers.read_steps)} in the window (each many times the "
+                     f"time it took at the same place in the other steps); that time is left out of the step and of "
+                     f"every part of it.")
     if numbers.held_steps:
         one = numbers.held_steps == 1
         notes.append(f"The machine was busy with other work: {count_text(numbers.held_steps, 'step')} of the window "

@@ -102,14 +102,10 @@ class StepNumbers:
         return self.steps - self.held_steps
 
 
-def read_capture(path: str | Path, *, any_capture: bool = False, planes: list[Plane] | None = None,
-                 waited_per_step: float | None = None) -> StepNumbers:
+def read_capture(path: str | Path, *, any_capture: bool = False, planes: list[Plane] | None = None) -> StepNumbers:
     """Per-step numbers from one ``.xplane.pb`` capture with step markers; ``any_capture``: a
     capture made elsewhere, whose steps are Keras's "Profiled batch" markers, or with none the whole capture as one
-    span (``steps_from`` says which). ``planes``: the file's timeline already read (``timeline.read``).
-    ``waited_per_step``: the training thread's time waiting for a core in a recorded step, measured by the lab as it
-    recorded (None when not measured: a capture made elsewhere); the Python between its calls, and the calls, are read
-    as held by the machine only within it (``_held_off_its_core``)."""
+    span (``steps_from`` says which). ``planes``: the file's timeline already read (``timeline.read``)."""
     host, devices = _lines(path, planes)
     python, windows, steps_from = _steps(host, any_capture)
     pipeline = _pipeline_python(host)
@@ -124,20 +120,14 @@ def read_capture(path: str | Path, *, any_capture: bool = False, planes: list[Pl
     tf_time = sum(e.duration for e in top_level) - stalled
     calls = _union([(e.start, e.end) for e in top_level])
     retraced = _retraces(python, inside)
-    held_between, held_calls = _held_off_its_core(python, windows, pipeline, stalls, waited_per_step, stalled)
-    # A held span's stall lies in TensorFlow's calls inside it or in its Python: shared as the span's time is.
-    held_in_spans = sum(held_calls[id(e)] * _covered(_intersect(calls, [(e.start, e.end)])) / e.duration
-                        for e in python if id(e) in held_calls and e.name.startswith(SPAN) and e.duration > 0)
-    tf_time -= sum(held_calls.get(id(e), 0.0) for e in top_level) + held_in_spans
-    step_total = sum(end - start for start, end in windows) - stalled - held_between - sum(held_calls.values())
-    stalled += held_between + sum(held_calls.values())
+    step_total = sum(end - start for start, end in windows) - stalled
     compute = min(ops.compute, tf_time) if tf_time else ops.compute
     device_kernels, device_busy, copies = _device(devices, inside)
     # The ops by self time: graph kernels from xprof's framework-op table (an XLA cluster there is one op, so its
     # fused ops are read from the raw events instead), eager kernels from the raw events (the table has none).
     top = _ranked(_merged(_framework_ops(path), ops.eager_compute, ops.xla_compute), steps)
     spans, eager_by_type, python_waits, functions, conversions, conversion = _in_the_code_s_words(
-        python, inside, windows, stalls, held_calls)
+        python, inside, windows, stalls)
     # Inside a compiled step (model.fit, a tf.function that iterates) the wait for input is no event of the Python
     # thread: it is the iterator's GetNext, on tf.data's own line.
     waits = _union(python_waits + [(e.start, e.end) for e in compiled_waits if inside(e)])
@@ -147,7 +137,7 @@ def read_capture(path: str | Path, *, any_capture: bool = False, planes: list[Pl
     # seconds: the set-up around the step's own calls leaves it out (a callback's launches read as Keras's set-up).
     spanned = _union([(e.start, e.end) for e in python if e.name.startswith(SPAN) and inside(e)])
     in_a_span = _within(spanned)
-    tf_in_spans = _covered(_intersect(calls, spanned)) - held_in_spans
+    tf_in_spans = _covered(_intersect(calls, spanned))
     kernels_in_spans = sum(_own(k, stalls) for k in ops.kernels if in_a_span(k))
     dispatch = max(0.0, (tf_time - tf_in_spans) - max(0.0, compute - kernels_in_spans) - waited - ops.python_ops)
     between = max(0.0, step_total - tf_time)
@@ -370,86 +360,6 @@ def _stalls(python: list[Event], windows: list[tuple[float, float]]) -> dict[int
     return stalls
 
 
-def _held_between(python: list[Event], windows: list[tuple[float, float]], pipeline: list[tuple[float, float]],
-                  stalls: Mapping[int, tuple[Event, float]]) -> tuple[float, dict[int, float]]:
-    """What the machine held the training thread off its core outside the eager kernels (``_stalls``), in all the
-    steps: the Python between its outermost events (a call into TensorFlow, a lab's span), and those events' own time
-    (by ``id``), where one took many times what it took at its place in the other steps of the same work. An eager
-    loop's step is a thousand such places of tens of microseconds; a scheduler holds a busy machine's process off its
-    core for milliseconds in a few of them, and in the mean that time reads as the code's (the naive port's eager
-    part read 184 ms a step beside a loaded suite, 89 quiet). A gap's time while tf.data's Python ran (``pipeline``:
-    it held the GIL) is the pipeline's, never a stall; a wait for input and a conversion are held by ``_steady``; the
-    caller keeps the total within the wait for a core it measured."""
-    starts, ends = [start for start, _ in windows], [end for _, end in pipeline]
-    kernel_stalls = sorted((k.start, k.duration - own) for k, own in stalls.values())
-    kernel_starts = [start for start, _ in kernel_stalls]
-    outermost: list[list[Event]] = [[] for _ in windows]
-    reach = float("-inf")
-    for e in sorted((e for e in python if e.name != STEP_MARKER), key=lambda e: (e.start, -e.duration)):
-        i = bisect.bisect_right(starts, e.start) - 1
-        if i >= 0 and e.end <= windows[i][1] + 1e-9 and e.start >= reach:
-            reach = e.end
-            outermost[i].append(e)
-    same_work: dict[tuple[str, ...], list[tuple[list[float], list[Event], list[float]]]] = {}
-    for (start, end), events in zip(windows, outermost, strict=True):
-        edges = [start, *(x for e in events for x in (e.start, e.end)), end]
-        gaps = [b - a - _overlap(a, b, pipeline, ends) if b > a else 0.0 for a, b in zip(edges[::2], edges[1::2],
-                                                                                         strict=True)]
-        own = []  # an event's time less its kernels' stalls (already left out)
-        for e in events:
-            j, k = bisect.bisect_left(kernel_starts, e.start), bisect.bisect_right(kernel_starts, e.end)
-            own.append(e.duration - sum(excess for _, excess in kernel_stalls[j:k]))
-        same_work.setdefault(tuple(e.name for e in events), []).append((gaps, events, own))
-    between, held = 0.0, {}
-    for steps in same_work.values():
-        if len(steps) < SAME_PLACE:
-            continue
-        for place in zip(*(gaps for gaps, _, _ in steps), strict=True):
-            usual = statistics.median(place)
-            between += sum(gap - usual for gap in place if _stalled(gap, usual))
-        for events, own in zip(zip(*(events for _, events, _ in steps), strict=True),
-                               zip(*(own for _, _, own in steps), strict=True), strict=True):
-            if (events[0].name.startswith("IteratorGetNext") or events[0].name in _CONVERSIONS
-                    or "tracing_count" in events[0].stats):
-                # a wait and a conversion are held by ``_steady``; a function call's graph kernels run on TensorFlow's
-                # own threads, whose time no stall here can take apart from the call's set-up: kept whole
-                continue
-            usual = statistics.median(own)
-            held.update({id(e): t - usual for e, t in zip(events, own, strict=True) if _stalled(t, usual)})
-    return between, held
-
-
-def _held_off_its_core(python: list[Event], windows: list[tuple[float, float]], pipeline: list[tuple[float, float]],
-                       stalls: Mapping[int, tuple[Event, float]], waited_per_step: float | None,
-                       kernels_stalled: float) -> tuple[float, dict[int, float]]:
-    """``_held_between`` kept within what the lab measured: nothing without a measured wait for a core (a capture made
-    elsewhere; the thread's GIL waits, a lock, a sleep are no wait for a core and stay the code's), and never more
-    than that wait less the kernels' stalls (scaled down alike)."""
-    if waited_per_step is None:
-        return 0.0, {}
-    between, held = _held_between(python, windows, pipeline, stalls)
-    found = between + sum(held.values())
-    room = max(0.0, waited_per_step * len(windows) - kernels_stalled)
-    if found <= room:
-        return between, held
-    scale = room / found
-    return between * scale, {k: v * scale for k, v in held.items()}
-
-
-def _stalled(seconds: float, usual: float) -> bool:
-    """Whether a time at a place is a stall against the time usual there."""
-    return seconds > STALL_RATIO * usual and seconds - usual > STALL_SECONDS
-
-
-def _overlap(start: float, end: float, intervals: list[tuple[float, float]], ends: list[float]) -> float:
-    """The time of (start, end) inside sorted, disjoint ``intervals`` (``ends``: theirs, to search)."""
-    total, j = 0.0, bisect.bisect_right(ends, start)
-    while j < len(intervals) and intervals[j][0] < end:
-        total += min(end, intervals[j][1]) - max(start, intervals[j][0])
-        j += 1
-    return total
-
-
 def _own(kernel: Event, stalls: Mapping[int, tuple[Event, float]]) -> float:
     """A kernel's own time: its measured time, or at a stall the time it takes at its place in the other steps."""
     found = stalls.get(id(kernel))
@@ -506,13 +416,10 @@ _CONVERSIONS = ("convert_to_tensor", "tf.constant")
 
 
 def _in_the_code_s_words(python: list[Event], inside, windows: list[tuple[float, float]],
-                         stalls: Mapping[int, tuple[Event, float]], held: Mapping[int, float]) -> tuple[Any, ...]:
+                         stalls: Mapping[int, tuple[Event, float]]) -> tuple[Any, ...]:
     """What the steps spent in the code's own terms, per step: the lab's spans (outermost ones: a fetch inside
     model.predict is predict's), and outside them eager ops by type (the time of each launch, and of its kernel),
-    waits on a tf.data iterator, the calls of each tf.function, and values turned into tensors. ``held``: the
-    outermost events the machine held off their core (``_held_off_its_core``), their stall left out once, of the
-    span, the call or the launch inside them (an eager op's outermost event is Python's fast path around it)."""
-    unheld = dict(held)
+    waits on a tf.data iterator, the calls of each tf.function, and values turned into tensors."""
     spans: dict[str, list[float]] = {}
     by_type: dict[str, list[float]] = {}
     functions: dict[str, list[float]] = {}
@@ -529,13 +436,13 @@ def _in_the_code_s_words(python: list[Event], inside, windows: list[tuple[float,
         if e.name.startswith(SPAN):
             spans.setdefault(e.name, [0.0, 0.0])
             spans[e.name][0] += 1
-            spans[e.name][1] += e.duration - unheld.pop(id(e), 0.0)
+            spans[e.name][1] += e.duration
         elif e.name.startswith("EagerLocalExecute: "):
             call = next((h for h in reversed(stack) if h.name == "EagerExecute"), None)
             if call is not None and call.stats.get("is_func") == "0":
                 entry = by_type.setdefault(e.name.removeprefix("EagerLocalExecute: "), [0.0, 0.0, 0.0])
                 entry[0] += 1
-                entry[1] += call.duration - min(call.duration, unheld.pop(id(stack[0]), 0.0))
+                entry[1] += call.duration
         elif e.name == "EagerKernelExecute":
             call = next((h for h in reversed(stack) if h.name == "EagerExecute"), None)
             named = next((h for h in reversed(stack) if h.name.startswith("EagerLocalExecute: ")), None)
@@ -548,7 +455,7 @@ def _in_the_code_s_words(python: list[Event], inside, windows: list[tuple[float,
         elif "tracing_count" in e.stats and not any("tracing_count" in h.stats for h in stack):
             entry = functions.setdefault(e.name, [0.0, 0.0])
             entry[0] += 1
-            entry[1] += e.duration - unheld.pop(id(stack[0] if stack else e), 0.0)
+            entry[1] += e.duration
         elif e.name in _CONVERSIONS and not any(h.name in _CONVERSIONS or "tracing_count" in h.stats for h in stack):
             # (one inside a tf.function's call is the call's own, its trace's: counted in the function's time)
             converting.append((e.start, e.end))
