@@ -79,12 +79,14 @@ def _write(run: Any, metrics: Any, run_dir: Path, logdir: Path) -> tuple[int, in
         described: set[str] = set()
         for row in metrics.sort_values(["step", "rowid"] if "rowid" in metrics else ["step"]).itertuples():
             tag, event = str(row.name), event_pb2.Event(wall_time=now, step=int(row.step))
-            # As float64, as the store keeps it: TensorBoard reads doubles (tf.summary.scalar cast to float32, so a
-            # value past its range read as infinity).
-            value = event.summary.value.add(tag=tag, tensor=tensor_util.make_tensor_proto(np.float64(row.value)))
+            # As float32, as tf.summary.scalar writes it (TensorBoard's fast loader shows no other scalar dtype): a
+            # value past its range reads as infinity, never an error.
+            with np.errstate(over="ignore"):
+                number = np.float32(row.value)
+            value = event.summary.value.add(tag=tag, tensor=tensor_util.make_tensor_proto(number))
             if tag not in described:  # a series' plugin, said with its first value (as tf.summary does)
                 described.add(tag)
-                value.metadata.CopyFrom(scalar_plugin.create_summary_metadata(display_name=tag, description=""))
+                value.metadata.CopyFrom(scalar_plugin.create_summary_metadata(display_name="", description=""))
             records.write(event.SerializeToString())
             written += 1
     profile = run_dir / PROFILE_DIR / "plugins"

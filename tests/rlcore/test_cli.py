@@ -176,9 +176,40 @@ def test_runs_export_tensorboard_writes_event_files_tensorboard_reads_with_the_p
     again = subprocess.run([sys.executable, "-c", export, str(tmp_path / "again")], capture_output=True, text=True,
                            env=env, timeout=180)
     assert again.returncode == 0 and again.stdout.strip().endswith("False"), (again.stdout, again.stderr)
+    # TensorBoard itself serves them: its fast loader is stricter than EventAccumulator (it showed no scalar of an
+    # export written as float64, which EventAccumulator read)
+    assert sorted(served_scalars(out).get(f"run{run_id}", {})) == ["throughput/env_steps_per_s", "train/loss"]
     bad = subprocess.run([sys.executable, "-m", "rlcore", "runs", "export", str(run_id), "--tensorboard",
                           str(capture)], capture_output=True, text=True, env=env, timeout=60)
     assert bad.returncode == 2 and bad.stderr.startswith("error: --tensorboard names a file, not a folder")
+
+
+def served_scalars(logdir) -> dict:
+    """The scalar tags TensorBoard's own server lists for ``logdir`` (started on a free loopback port, stopped)."""
+    import socket
+    import time
+    import urllib.request
+    from pathlib import Path
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([str(Path(sys.executable).parent / "tensorboard"), "--logdir", str(logdir), "--host",
+                               "127.0.0.1", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              env=ENV)
+    try:
+        deadline, tags = time.monotonic() + 180, {}
+        while time.monotonic() < deadline and not any(tags.values()):  # it loads the files after it starts serving
+            time.sleep(1)
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/data/plugin/scalars/tags", timeout=5) as answer:
+                    tags = json.loads(answer.read())
+            except OSError:
+                continue
+        return tags
+    finally:
+        server.kill()
+        server.wait(timeout=30)
 
 
 def tf_value(event):
