@@ -68,14 +68,9 @@ def _write(run: Any, metrics: Any, run_dir: Path, logdir: Path) -> tuple[int, in
     written = 0
     with open(logdir / name, "wb") as file:
         records = RecordWriter(file)
-
-        def write(step: int, summary: Any = None) -> None:
-            event = event_pb2.Event(wall_time=now, step=step, **({"file_version": "brain.Event:2"} if summary is None
-                                                                   else {"summary": summary}))
-            records.write(event.SerializeToString())
-
-        write(0)
-        write(0, text_plugin.text_pb("settings", "\n".join(f"{k} = {v}" for k, v in sorted(run.config.items()))))
+        records.write(event_pb2.Event(wall_time=now, file_version="brain.Event:2").SerializeToString())  # its first
+        settings = text_plugin.text_pb("settings", "\n".join(f"{k} = {v}" for k, v in sorted(run.config.items())))
+        records.write(event_pb2.Event(wall_time=now, step=0, summary=settings).SerializeToString())
         described: set[str] = set()
         for row in metrics.sort_values(["step", "rowid"] if "rowid" in metrics else ["step"]).itertuples():
             tag, event = str(row.name), event_pb2.Event(wall_time=now, step=int(row.step))
