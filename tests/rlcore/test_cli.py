@@ -187,9 +187,10 @@ def test_runs_export_tensorboard_writes_event_files_tensorboard_reads_with_the_p
 def served_scalars(logdir) -> dict:
     """The scalar tags TensorBoard's own server lists for ``logdir`` (started on a free loopback port, stopped)."""
     import socket
-    import time
     import urllib.request
     from pathlib import Path
+
+    from runwait import wait_for
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -197,16 +198,17 @@ def served_scalars(logdir) -> dict:
     server = subprocess.Popen([str(Path(sys.executable).parent / "tensorboard"), "--logdir", str(logdir), "--host",
                                "127.0.0.1", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               env=ENV)
+
+    def listed() -> dict | None:  # it loads the files after it starts serving
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/data/plugin/scalars/tags", timeout=5) as answer:
+                tags = json.loads(answer.read())
+        except OSError:
+            return None
+        return tags if any(tags.values()) else None
+
     try:
-        deadline, tags = time.monotonic() + 180, {}
-        while time.monotonic() < deadline and not any(tags.values()):  # it loads the files after it starts serving
-            time.sleep(1)
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/data/plugin/scalars/tags", timeout=5) as answer:
-                    tags = json.loads(answer.read())
-            except OSError:
-                continue
-        return tags
+        return wait_for(listed, 180, "TensorBoard to list the export's scalars")
     finally:
         server.kill()
         server.wait(timeout=30)
