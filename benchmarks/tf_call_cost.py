@@ -23,7 +23,14 @@ import numpy as np
 import tensorflow as tf
 
 from rlcore.workloads.dqn.config import DQNConfig
-from rlcore.workloads.dqn.tf_styles import _BATCH_SIGNATURE, Agent, Batch, gather_batched, make_train_step
+from rlcore.workloads.dqn.tf_styles import (
+    _BATCH_SIGNATURE,
+    Agent,
+    Batch,
+    fused_adam,
+    gather_batched,
+    make_train_step,
+)
 
 
 def per_call(blocks: int, calls: int, cases: dict[str, Callable[[], object]]) -> dict[str, float]:
@@ -123,7 +130,8 @@ def main() -> None:
     # A training move's sample, its tensors and the train call, from a replay memory of one row array (as the lab
     # keeps it) against five arrays, one a column, into a train graph of five arguments (as it kept them before).
     graph = agents["graph"]
-    five_args = tf.function(make_train_step(graph.online, graph.target, graph.optimizer, 0.9, gather_batched),
+    five_args = tf.function(make_train_step(graph.online, graph.target, fused_adam(graph.optimizer), 0.9,
+                                            gather_batched),
                             input_signature=_BATCH_SIGNATURE).get_concrete_function()
     memory = Batch.of(*(np.concatenate([c] * 5) for c in batch.columns()))  # 1,000 transitions
     memory_columns = [np.ascontiguousarray(c) for c in memory.columns()]
