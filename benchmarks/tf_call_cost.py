@@ -68,17 +68,15 @@ def main() -> None:
             h = np.maximum(h @ weights[i] + weights[i + 1], 0)
         return int(np.argmax(h @ weights[-2] + weights[-1]))
 
-    # The same graphs called below the concrete function's argument binding: its atomic function with the captured
-    # variables appended (TensorFlow's private call path, measured here only to say what the binding costs).
-    greedy, train = agents["graph"]._greedy, agents["graph"].train_fn.get_concrete_function()
-    greedy_captures, train_captures = list(greedy.captured_inputs), list(train.captured_inputs)
+    # The same graphs called through the concrete function's argument binding (as the lab called them before it
+    # called them flat, through their AtomicFunction: tf_styles.flat_call).
+    greedy, train = agents["graph"].greedy_fn.get_concrete_function(), agents["graph"].train_fn.get_concrete_function()
 
-    def flat_act() -> int:
-        return int(greedy._inference_function.call_preflattened([tf.constant(state[None]), *greedy_captures])
-                   .numpy()[0])
+    def bound_act() -> int:
+        return int(greedy(tf.constant(state[None])).numpy()[0])
 
-    def flat_train() -> float:
-        return float(train._inference_function.call_preflattened([tf.constant(batch.rows), *train_captures]))
+    def bound_train() -> float:
+        return float(train(tf.constant(batch.rows)))
 
     def single_threaded(call: Callable[[], object]) -> Callable[[], object]:
         """The call under TensorFlow's single-threaded function executor (kernels inline on the calling thread)."""
@@ -89,13 +87,13 @@ def main() -> None:
 
     acts = per_call(args.blocks, args.calls * 5, {
         "act, graph": lambda: agents["graph"].act(state), "act, xla": lambda: agents["xla"].act(state),
-        "act, graph, flat call (no argument binding)": flat_act,
+        "act, graph, through the concrete function's binding": bound_act,
         "act, graph, single-threaded executor": single_threaded(lambda: agents["graph"].act(state)),
         "act, numpy forward (no TensorFlow)": numpy_act})
     trains = per_call(args.blocks, args.calls, {
         "train, graph": lambda: float(agents["graph"].train(batch)),
         "train, xla": lambda: float(agents["xla"].train(batch)),
-        "train, graph, flat call (no argument binding)": flat_train,
+        "train, graph, through the concrete function's binding": bound_train,
         "train, graph, single-threaded executor": single_threaded(lambda: float(agents["graph"].train(batch)))})
     # The floor: the train step's matrix products and nothing else (two forwards of the network on the batch, the
     # backward's products), in numpy (OpenBLAS) and in one TensorFlow call, graph and XLA.

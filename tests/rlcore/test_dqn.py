@@ -79,15 +79,22 @@ def test_compiled_styles_trace_once_over_a_whole_run(mode):
 
 @pytest.mark.parametrize("mode", ["graph", "xla"])
 def test_the_train_call_acts_as_a_second_call_would(mode):
-    """The greedy action a compiled style's train call returns for the next state is the one act would find with
-    its own call after that step; a state it was not given (even with equal values) gets its own call."""
+    """A compiled style's train call, on a batch whose target values are kept (the newest transition's not yet
+    known, NaN), steps as the book's step that runs the target network on the whole batch, and returns the greedy
+    action a second call would find for the next state and that state's target value; a state it was not given
+    (even with equal values) gets its own call."""
     cfg = DQNConfig(seed=3)
     rng = np.random.default_rng(4)
     fused, separate = dqn.Agent(cfg, mode), dqn.Agent(cfg, mode)
     for _ in range(6):
         batch, state = _batch(rng), rng.random(64, dtype=np.float32)
+        batch.rows[:, dqn.BEST] = fused.best_values(batch.s2)
+        batch.rows[-3:, dqn.S2], batch.rows[-3:, dqn.BEST] = state, np.nan  # the newest, sampled more than once
         fused.train(batch, next_state=state)
         separate.train(batch)
+        for w, ref in zip(fused.online.weights, separate.online.weights, strict=True):
+            np.testing.assert_allclose(w.numpy(), ref.numpy(), rtol=1e-5, atol=1e-6)
+        assert fused.next_best == pytest.approx(float(separate.best_values(state[None])[0]), rel=1e-5)
         assert fused._next_state is state  # act will read it, not call TensorFlow
         assert fused.act(state) == separate.act(state)
         assert fused.act(state.copy()) == separate.act(state)
@@ -95,9 +102,24 @@ def test_the_train_call_acts_as_a_second_call_would(mode):
     assert fused._next_state is None  # the weights moved: no action is read from before
 
 
+@pytest.mark.parametrize("mode", ["graph", "xla"])
+def test_the_memory_s_kept_target_values_are_the_target_network_s_at_every_sample(mode):
+    """Through a run of many syncs, each transition's kept target value is what the target network says of its s2
+    at the time a batch is drawn (found again after each sync, the newest found by the train call after it)."""
+    cfg = DQNConfig(exec_mode=mode, **(TINY | {"epochs": 20}))
+    learner = dqn.TFLearner(cfg, dqn.Agent(cfg))
+    result = loop.train_book_loop(cfg, learner)
+    assert result.steps > 3 * cfg.sync_every + cfg.warmup  # syncs happened with transitions kept across them
+    learner.sample()  # as the next move would: after a sync at the last move, the values are found again here
+    kept = learner.memory.rows[:len(learner.memory)]
+    assert not np.isnan(kept[:, dqn.BEST]).any()
+    np.testing.assert_allclose(kept[:, dqn.BEST], learner.agent.best_values(kept[:, dqn.S2]), rtol=1e-5, atol=1e-6)
+
+
 def test_one_call_a_move_plays_the_run_two_calls_play():
-    """The book's loop in graph style with the train call acting (one TensorFlow call a move) makes the same moves,
-    losses and win rate as with a second call for each greedy move."""
+    """The book's loop in graph style with the train call acting (one TensorFlow call a move, the memory's kept
+    target values) makes the same moves, losses and win rate as the book's step (the target network on the whole
+    batch) with a second call for each greedy move."""
 
     class TwoCalls(dqn.TFLearner):
         def learn(self, batch):
