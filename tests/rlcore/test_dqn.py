@@ -150,6 +150,25 @@ def test_replay_memory_is_fifo_and_samples_without_replacement():
     np.testing.assert_array_equal(batch.s2, -np.repeat(i[:, None], 64, axis=1))
 
 
+def test_a_full_memory_s_samples_drawn_ahead_are_uniform_without_replacement_and_read_the_rows_now():
+    mem, rng = dqn.ReplayMemory(50), np.random.default_rng(1)
+    state = np.zeros(64, np.float32)
+    for i in range(50):
+        mem.add(state, 0, float(i), state, False)  # the reward says the row
+    counts, sets = np.zeros(50), set()
+    for _ in range(800):
+        rows = mem.sample(rng, 10).r.astype(int)
+        assert len(set(rows.tolist())) == 10  # without replacement
+        counts[rows] += 1
+        sets.add(frozenset(rows.tolist()))
+    assert len(sets) > 790  # fresh sets, not a block reused
+    assert np.abs(counts - 160).max() < 5 * np.sqrt(160)  # every row equally likely (800 x 10 / 50 each)
+    mem.sample(rng, 10)  # a block is drawn ahead here
+    for i in range(50):
+        mem.add(state, 0, 100.0 + i, state, False)  # then every row is replaced
+    assert (mem.sample(rng, 10).r >= 100.0).all()  # the rows are read as they are when the move samples
+
+
 def test_training_loop_reports_records_phases_and_a_win_rate():
     rep = reporting.ListReporter()
     result = dqn.train(DQNConfig(exec_mode="graph", **TINY), rep, report_interval=0.0)
