@@ -167,6 +167,7 @@ def test_a_full_memory_s_samples_drawn_ahead_are_uniform_without_replacement_and
     for i in range(50):
         mem.add(state, 0, 100.0 + i, state, False)  # then every row is replaced
     assert (mem.sample(rng, 10).r >= 100.0).all()  # the rows are read as they are when the move samples
+    assert len(set(mem.sample(rng, 20).r.tolist())) == 20  # another batch size: sets of that size, not the block's
 
 
 def test_training_loop_reports_records_phases_and_a_win_rate():

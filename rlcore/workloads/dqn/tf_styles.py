@@ -77,7 +77,10 @@ class Batch(NamedTuple):
         return self.s1, self.a, self.r, self.s2, self.done
 
 
-SAMPLES_AHEAD = 16  # index sets a full memory draws at once (a block of 16 x capacity keys stays in cache)
+SAMPLES_AHEAD = 16  # index sets a full memory draws at once
+# Drawing a set ahead costs a key per row of the memory, rng.choice a few per sampled row: above this capacity
+# (16 x 4,096 keys, 512 KB) a block costs more than the draws it saves, so the memory draws at each sample.
+AHEAD_MAX_CAPACITY = 4096
 
 
 class ReplayMemory:
@@ -109,9 +112,9 @@ class ReplayMemory:
         sets are drawn ``SAMPLES_AHEAD`` at a time (each the rows of the ``batch_size`` smallest of fresh uniform
         keys: a uniform subset) and the rows are read when the move samples. One ``rng.choice`` a move cost 28-44
         us in the book's loop (its Python runs cold between two training calls), a set drawn in a block ~5."""
-        if self.size < self.capacity:
+        if self.size < self.capacity or self.capacity > AHEAD_MAX_CAPACITY:
             return Batch(self.rows[rng.choice(self.size, batch_size, replace=False)])
-        if not self._ahead:
+        if not self._ahead or len(self._ahead[-1]) != batch_size:  # (a block holds sets of one size)
             keys = rng.random((SAMPLES_AHEAD, self.capacity))
             self._ahead = list(np.argpartition(keys, batch_size - 1, axis=1)[:, :batch_size])
         return Batch(self.rows[self._ahead.pop()])
