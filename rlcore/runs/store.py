@@ -206,6 +206,7 @@ def _migrate_v11_styles_moved(db: sqlite3.Connection) -> None:
 
 
 MIGRATIONS.append(_migrate_v11_styles_moved)
+MIGRATIONS.append(lambda db: _upgrade_configs(db, 12))  # turbo's soft target: runs before it copied every sync
 
 
 class StoreError(RuntimeError):

@@ -35,6 +35,7 @@ def test_its_configs_upgrade_and_its_profiles_read_as_typed_ones(old):
     turbo = old.get_run(2)  # the DQN's turbo style then: a workload of its own now, in its own names
     assert turbo.kind == "turbo" and turbo.config["xla"] is False and turbo.config["double"] is False
     assert turbo.config["pit_ends"] is True and "exec_mode" not in turbo.config and "learning_rate" in turbo.config
+    assert turbo.config["tau"] == 0.0  # it copied its target every sync updates; today's default is soft
     naive = of_summary(old.get_run(3).summary)
     assert naive.ok and naive.findings and naive.findings[0].cause == Cause.PREDICT
     assert naive.findings[0].title == "model.predict in a loop"
@@ -83,6 +84,7 @@ def test_a_store_from_before_turbo_had_its_own_config_opens_lists_compares_and_e
         "learning_rate": 0.02, "games": 16, "batch": 16, "memory": 512, "xla": False, "train_seconds": 0.1}
     assert not {"epochs", "exec_mode", "epsilon", "threads"} & set(turbo.config)  # the book's; turbo never read them
     assert turbo.config["hidden1"] == 64  # turbo's own network (turbo_hidden1), not the book's 150
+    assert turbo.config["tau"] == 0.0 and "tau" not in graph.config
     (sweep,) = store.list_sweeps()
     assert sweep.kind == "turbo" and sweep.space["grid"] == {"learning_rate": [0.003, 0.01]}
     assert sweep.base == {"train_seconds": 0.1, "games": 16, "batch": 16, "memory": 512, "xla": False,

@@ -78,6 +78,28 @@ def test_same_seed_same_chunks_same_weights():
     assert l1 != l3
 
 
+@pytest.mark.parametrize("tau", [0.01, 0.0])
+def test_the_target_trails_the_online_net_softly_or_is_copied_every_sync_updates(tau):
+    """One update at a time: with tau the target moves tau of the way to the online weights after the gradient step;
+    with tau 0 it stays put until the sync-th update, then equals the online weights."""
+    agent = dqn_turbo.TurboAgent(TurboConfig(seed=1, tau=tau, sync=3, **SMALL))
+    agent.chunk(tf.constant(2))  # fills the ring past a batch (2 x 32 games); one update ran
+    update = tf.function(agent._update, autograph=False)
+    for _ in range(4):
+        before = [t.numpy() for t in agent.target.weights]
+        update()
+        online, target = [o.numpy() for o in agent.online.weights], [t.numpy() for t in agent.target.weights]
+        for b, o, t in zip(before, online, target, strict=True):
+            if tau:
+                np.testing.assert_allclose(t, b + (o - b) * tau, rtol=1e-5, atol=1e-7)
+            elif int(agent.updates) % 3 == 0:
+                np.testing.assert_array_equal(t, o)
+            else:
+                np.testing.assert_array_equal(t, b)
+        assert any(not np.array_equal(t, o) for t, o in zip(target, online, strict=True)) or (
+            not tau and int(agent.updates) % 3 == 0)
+
+
 def test_a_chunk_counts_steps_games_and_updates_and_fills_the_ring():
     cfg = TurboConfig(seed=1, **SMALL)
     agent = dqn_turbo.TurboAgent(cfg)

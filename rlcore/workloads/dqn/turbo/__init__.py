@@ -17,6 +17,7 @@ from rlcore.contract.workloads import Artifact, Chart, Headline, Outcome, Output
 from rlcore.workloads.dqn import book_test_verdict
 from rlcore.workloads.dqn.metrics import ENV_STEPS_PER_S, EPSILON, GAMES, WIN_RATE
 from rlcore.workloads.dqn.turbo.config import TurboConfig
+from rlcore.workloads.dqn.turbo.upgrades import UPGRADES
 
 KIND = "turbo"
 
@@ -63,7 +64,7 @@ WORKLOAD = register(Workload(
             Chart(WIN_RATE, "win rate (the book's test)", percent=True, bar="win"),
             Chart(PHASE_PREFIX, "where the time goes", kind="phases")),
     metric_titles={EPSILON: "exploration rate ε", GAMES: "games played"},
-    icon=":material/bolt:",
+    icon=":material/bolt:", upgrades=UPGRADES,
     outputs=(Output("--save-model", "model.keras", ".keras", "save the trained Keras network here"),),
     artifacts=(Artifact("model.keras", "model", "the trained Keras Q-network"),
                Artifact("replays.json", "data", "seeded games the trained agent played")),

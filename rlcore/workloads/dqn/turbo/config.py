@@ -52,8 +52,11 @@ class TurboConfig:
                        group="Replay and target network")
     memory: int = param(50_000, "Replay ring capacity in transitions.", lo=1, hi=100_000_000,
                         group="Replay and target network")
-    sync: int = param(25, "Copy online weights to the target every this many updates.", lo=1, hi=10_000_000,
-                      advanced=True, group="Replay and target network")
+    tau: float = param(0.01, "Soft target: each update moves the target network this fraction of the way to the "
+                       "online one (Polyak averaging, as in DDPG and SAC); 0 copies it whole every `sync` updates.",
+                       lo=0.0, hi=1.0, advanced=True, group="Replay and target network")
+    sync: int = param(25, "With tau 0: copy online weights to the target every this many updates.", lo=1,
+                      hi=10_000_000, advanced=True, group="Replay and target network")
     # Execution. Its 512 games at once keep TensorFlow's default threads (one per core): its ops are large enough
     # to share, so it has no threads setting.
     xla: bool = param(True, "Compile the loop with XLA.", advanced=True, group="Execution")

@@ -1,0 +1,18 @@
+"""How turbo configs stored by earlier versions of the lab read today, by the store schema version that brought each
+change: no stored run changes its meaning."""
+
+from __future__ import annotations
+
+from typing import Any
+
+SOFT_TARGET_AT = 12  # the store version at which turbo's target network became soft (tau) by default
+
+
+def hard_target_as_run(config: dict[str, Any]) -> dict[str, Any]:
+    """Store version 12: turbo runs made before the tau setting copied the target every `sync` updates (tau 0);
+    their configs say so, rather than taking today's default soft target."""
+    config.setdefault("tau", 0.0)
+    return config
+
+
+UPGRADES = {SOFT_TARGET_AT: hard_target_as_run}
