@@ -8,6 +8,7 @@ the lever and the defaults run one after the other, so a busy stretch of the mac
 
     .venv/bin/python benchmarks/turbo_levers.py --lever '{"tau": 0}' --seeds 3 4 5 6 7
     .venv/bin/python benchmarks/turbo_levers.py --lever '{"updates": 4}' --seconds 5 --json out.json
+    git worktree add /tmp/before HEAD~1 && .venv/bin/python benchmarks/turbo_levers.py --defaults-from /tmp/before
 """
 
 from __future__ import annotations
@@ -63,9 +64,18 @@ def child(spec: dict) -> None:
                       **every_board(result.agent.q_values)}))
 
 
-def train(spec: dict) -> dict:
+def machine() -> str:
+    from rlcore.tracking.machine import cpu_model
+
+    return f"{cpu_model() or platform.machine()}, {os.cpu_count()} CPUs"
+
+
+def train(spec: dict, code: Path | None = None) -> dict:
+    """One training in a fresh process, of this checkout's rlcore or of ``code`` (another checkout's)."""
     env = os.environ | {"TF_CPP_MIN_LOG_LEVEL": "2"}
-    out = subprocess.run([sys.executable, __file__, "--child", json.dumps(spec)], cwd=ROOT, check=True,
+    if code is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(code), env.get("PYTHONPATH", "")])
+    out = subprocess.run([sys.executable, __file__, "--child", json.dumps(spec)], cwd=code or ROOT, check=True,
                          capture_output=True, text=True, env=env, timeout=600)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -76,6 +86,9 @@ def main() -> None:
     parser.add_argument("--base", default="{}", help="settings both sides share, as JSON")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     parser.add_argument("--seconds", type=float, default=1.0)
+    parser.add_argument("--defaults-from", type=Path, metavar="CHECKOUT",
+                        help="the defaults side runs another checkout's code (git worktree add DIR COMMIT): a change "
+                             "of code, before against after")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -83,27 +96,30 @@ def main() -> None:
         child(json.loads(args.child))
         return
     base = {"train_seconds": args.seconds, **json.loads(args.base)}
-    sides = {"lever": {**base, **json.loads(args.lever)}, "defaults": base}
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs; lever {args.lever}, "
-          f"{args.seconds:g} s of training\n")
+    # The side under test first; with --defaults-from the other side is another checkout's defaults ("before").
+    lever, other = ("now", "before") if args.defaults_from else ("lever", "defaults")
+    sides = {lever: {**base, **json.loads(args.lever)}, other: base}
+    against = f" against the code at {args.defaults_from}" if args.defaults_from else ""
+    print(f"machine: {machine()}; lever {args.lever}{against}, {args.seconds:g} s of training\n")
     print("| seed | side | book's test | every board | looping | pit | updates |\n|---:|---|---:|---:|---:|---:|---:|")
     rows = {name: [] for name in sides}
     for seed in args.seeds:
         for name, spec in sides.items():
-            got = train({**spec, "seed": seed})
+            got = train({**spec, "seed": seed}, args.defaults_from if name == other else None)
             rows[name].append({"seed": seed, **got})
             print(f"| {seed} | {name} | {got['test']:.1%} | {got['won']:.2%} | {got['looping']:.2%} | "
                   f"{got['pit']:.2%} | {got['updates']:,} |", flush=True)
     print("\n| side | book's test, median | every board, median | looping, median | seeds better on every board |")
     print("|---|---:|---:|---:|---:|")
-    wins = sum(a["won"] > b["won"] for a, b in zip(rows["lever"], rows["defaults"], strict=True))
+    wins = sum(a["won"] > b["won"] for a, b in zip(rows[lever], rows[other], strict=True))
     for name, runs in rows.items():
-        better = f"{wins} of {len(runs)}" if name == "lever" else ""
+        better = f"{wins} of {len(runs)}" if name == lever else ""
         print(f"| {name} | {statistics.median(r['test'] for r in runs):.1%} | "
               f"{statistics.median(r['won'] for r in runs):.2%} | "
               f"{statistics.median(r['looping'] for r in runs):.2%} | {better} |")
     if args.json:
-        args.json.write_text(json.dumps({"lever": args.lever, "base": base, "runs": rows}, indent=2))
+        args.json.write_text(json.dumps({"lever": args.lever, "base": base, "runs": rows, "machine": machine(),
+                                         "defaults_from": str(args.defaults_from or "")}, indent=2))
 
 
 if __name__ == "__main__":
