@@ -104,6 +104,18 @@ def _upgrade_configs(db: sqlite3.Connection, version: int) -> None:
             continue  # a hand-damaged row stays as it is (it reads as damaged)
         if upgrade is not None and isinstance(config, dict):
             db.execute("UPDATE runs SET config = ? WHERE id = ?", (json.dumps(upgrade(config)), run_id))
+    # A sweep's fixed values too, so members it adds later (more seeds) run as its first ones did. From store
+    # version 12 on (the upgrades before it were written for whole run configs, and left sweeps' bases alone).
+    if version < 12:
+        return
+    for sweep_id, kind, text in db.execute("SELECT id, kind, base FROM sweeps").fetchall():
+        upgrade = WORKLOADS.get(kind).upgrades.get(version) if WORKLOADS.has(kind) else None
+        try:
+            base = json.loads(text)
+        except (ValueError, TypeError):
+            continue
+        if upgrade is not None and isinstance(base, dict):
+            db.execute("UPDATE sweeps SET base = ? WHERE id = ?", (json.dumps(upgrade(base)), sweep_id))
 
 
 def _migrate_v4_store_id(db: sqlite3.Connection) -> None:
@@ -207,6 +219,7 @@ def _migrate_v11_styles_moved(db: sqlite3.Connection) -> None:
 
 MIGRATIONS.append(_migrate_v11_styles_moved)
 MIGRATIONS.append(lambda db: _upgrade_configs(db, 12))  # turbo's soft target: runs before it copied every sync
+MIGRATIONS.append(lambda db: _upgrade_configs(db, 13))  # turbo's averaged test: runs before it played the online net
 
 
 class StoreError(RuntimeError):

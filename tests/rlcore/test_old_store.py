@@ -36,6 +36,7 @@ def test_its_configs_upgrade_and_its_profiles_read_as_typed_ones(old):
     assert turbo.kind == "turbo" and turbo.config["xla"] is False and turbo.config["double"] is False
     assert turbo.config["pit_ends"] is True and "exec_mode" not in turbo.config and "learning_rate" in turbo.config
     assert turbo.config["tau"] == 0.0  # it copied its target every sync updates; today's default is soft
+    assert turbo.config["test_average"] is False  # its test played the online net
     naive = of_summary(old.get_run(3).summary)
     assert naive.ok and naive.findings and naive.findings[0].cause == Cause.PREDICT
     assert naive.findings[0].title == "model.predict in a loop"
@@ -85,12 +86,16 @@ def test_a_store_from_before_turbo_had_its_own_config_opens_lists_compares_and_e
     assert not {"epochs", "exec_mode", "epsilon", "threads"} & set(turbo.config)  # the book's; turbo never read them
     assert turbo.config["hidden1"] == 64  # turbo's own network (turbo_hidden1), not the book's 150
     assert turbo.config["tau"] == 0.0 and "tau" not in graph.config
+    assert turbo.config["test_average"] is False and "test_average" not in graph.config
     (sweep,) = store.list_sweeps()
     assert sweep.kind == "turbo" and sweep.space["grid"] == {"learning_rate": [0.003, 0.01]}
+    # Its fixed values say what its members ran (a copied target, the online net tested), so a member it adds
+    # later runs as they did.
     assert sweep.base == {"train_seconds": 0.1, "games": 16, "batch": 16, "memory": 512, "xla": False,
-                          "test_games": 10}
+                          "test_games": 10, "tau": 0.0, "test_average": False, "hidden1": 64}
     members = store.sweep_runs(sweep.id)
     assert [r.kind for r in members] == ["turbo", "turbo"]
+    assert all(r.config["tau"] == 0.0 and r.config["test_average"] is False for r in members)
     for run in (turbo, graph, *members):  # every stored config is a valid one of its workload today
         workloads.get(run.kind).make_config(run.config)
     for page, query in (("turbo", {"run": "1"}), ("dqn", {"run": "1"}), ("runs", {"runs": "1,2"}),

@@ -82,7 +82,7 @@ def test_same_seed_same_chunks_same_weights():
 def test_the_target_trails_the_online_net_softly_or_is_copied_every_sync_updates(tau):
     """One update at a time: with tau the target moves tau of the way to the online weights after the gradient step;
     with tau 0 it stays put until the sync-th update, then equals the online weights."""
-    agent = dqn_turbo.TurboAgent(TurboConfig(seed=1, tau=tau, sync=3, **SMALL))
+    agent = dqn_turbo.TurboAgent(TurboConfig(seed=1, tau=tau, sync=3, test_average=bool(tau), **SMALL))
     agent.chunk(tf.constant(2))  # fills the ring past a batch (2 x 32 games); one update ran
     update = tf.function(agent._update, autograph=False)
     for _ in range(4):
@@ -99,6 +99,19 @@ def test_the_target_trails_the_online_net_softly_or_is_copied_every_sync_updates
         copied = not tau and int(agent.updates) % 3 == 0
         if not copied:  # the online net took a step the target has not (all) followed
             assert any(not np.array_equal(t, o) for t, o in zip(target, online, strict=True))
+
+
+@pytest.mark.parametrize("average", [True, False])
+def test_the_test_plays_the_targets_averaged_weights_or_the_online_nets_last(average):
+    """What the book's test and the saved model see: the target network (the online weights averaged by tau) when
+    test_average is on, else the online network; the two differ after training."""
+    agent = dqn_turbo.TurboAgent(TurboConfig(seed=1, test_average=average, **SMALL))
+    agent.chunk(tf.constant(10))
+    states = np.random.default_rng(0).random((50, 64), dtype=np.float32)
+    online, target = agent.online(states).numpy(), agent.target(states).numpy()
+    assert not np.allclose(online, target)
+    np.testing.assert_array_equal(agent.q_values(states), target if average else online)
+    assert agent.played is (agent.target if average else agent.online)
 
 
 def test_a_chunk_counts_steps_games_and_updates_and_fills_the_ring():
@@ -148,6 +161,10 @@ def test_turbo_settings_are_checked_in_one_sentence():
         TurboConfig(batch=500, memory=100)
     with pytest.raises(ConfigError, match="double must be true or false, not 'maybe'"):
         TurboConfig(double="maybe")
+    with pytest.raises(ConfigError, match=r"test_average needs tau > 0") as raised:
+        TurboConfig(tau=0)  # a whole copy every sync updates is no average to test
+    assert raised.value.field == "test_average"
+    assert TurboConfig(tau=0, test_average=False).tau == 0
     # Switches are booleans; a link or a sweep written with on/off (before switches) reads the same.
     assert from_dict(TurboConfig, {"double": "off"}).double is False
     assert from_dict(TurboConfig, {"xla": "true"}).xla is True

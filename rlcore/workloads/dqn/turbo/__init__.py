@@ -27,7 +27,7 @@ def train(cfg: TurboConfig, reporter: Reporter) -> Outcome:
     from rlcore.workloads.dqn.turbo.loop import train as turbo
 
     result = turbo(cfg, reporter)
-    artifacts = {"model.keras": qnet.model_bytes(result.agent.online),
+    artifacts = {"model.keras": qnet.model_bytes(result.agent.played),
                  "replays.json": json.dumps(win_rate.replays(result.agent.q_values, cfg)).encode()}
     return Outcome(result.summary(), artifacts, result.stopped_early)
 
@@ -54,7 +54,7 @@ WORKLOAD = register(Workload(
     order=11,
     kind=KIND, title="Gridworld DQN, turbo",
     description="The same Gridworld and the book's 1000-game win-rate test, trained by a second algorithm: the game "
-                "and the whole loop in one compiled graph, 512 games at once, double DQN with its own replay ring, "
+                "and the whole loop in one compiled graph, 256 games at once, double DQN with its own replay ring, "
                 "for a time budget. Its defaults are tuned for the most learning per second, not the book's values.",
     config=TurboConfig, train=train, judge=judge, describe=describe, unit="env steps",
     headlines=(Headline("win_rate", "win rate", "%"), Headline("steps_per_second", "env steps/s", "steps/s"),

@@ -25,17 +25,20 @@ class TurboConfig:
                             group="Evaluation")
     test_max_moves: int = param(16, "Moves at most per test game.", lo=1, hi=10_000, advanced=True,
                                 group="Evaluation")
+    test_average: bool = param(True, "The test (and the saved model) plays the target network: the online "
+                               "net's weights averaged over its last ~1/tau updates (needs tau > 0); off: the online "
+                               "net's last weights.", advanced=True, group="Evaluation")
     # Training
     train_seconds: float = param(1.0, "Training wall time in seconds (the trace and compile are timed apart).",
                                  lo=0.01, hi=86_400.0, group="Training")
-    games: int = param(512, "Games played in parallel.", lo=1, hi=1_000_000, group="Training")
+    games: int = param(256, "Games played in parallel.", lo=1, hi=1_000_000, group="Training")
     updates: int = param(2, "Gradient updates per collected step (one move of every game).", lo=1, hi=1000,
                          advanced=True, group="Training")
     chunk: int = param(25, "Collected steps per compiled call (reports come between calls).", lo=1, hi=1_000_000,
                        advanced=True, group="Training")
     gamma: float = param(0.9, "Discount factor of the TD target.", lo=0.0, hi=1.0, group="Learning")
     learning_rate: float = param(1e-2, "Adam learning rate.", lo=1e-8, hi=1.0, flag="lr", group="Learning")
-    hidden1: int = param(64, "Units of the first hidden layer.", lo=1, hi=4096, advanced=True, group="Learning")
+    hidden1: int = param(128, "Units of the first hidden layer.", lo=1, hi=4096, advanced=True, group="Learning")
     hidden2: int = param(64, "Units of the second hidden layer.", lo=1, hi=4096, advanced=True, group="Learning")
     noise: float = param(0.1, "Scale of the training state noise (the book trains with 0.01 but tests with 0.1; "
                          "turbo trains as it is tested).", lo=0.0, hi=10.0, advanced=True, group="Learning")
@@ -57,7 +60,7 @@ class TurboConfig:
                        lo=0.0, hi=1.0, advanced=True, group="Replay and target network")
     sync: int = param(25, "With tau 0: copy online weights to the target every this many updates.", lo=1,
                       hi=10_000_000, advanced=True, group="Replay and target network")
-    # Execution. Its 512 games at once keep TensorFlow's default threads (one per core): its ops are large enough
+    # Execution. Its 256 games at once keep TensorFlow's default threads (one per core): its ops are large enough
     # to share, so it has no threads setting.
     xla: bool = param(True, "Compile the loop with XLA.", advanced=True, group="Execution")
     device: str = param("cpu", DEVICE_HELP, choices=DEVICES, group="Execution")
@@ -69,3 +72,6 @@ class TurboConfig:
         check_fields(self)
         if self.batch > self.memory:
             raise ConfigError(f"batch must not exceed memory ({self.batch:,} > {self.memory:,}).", "batch")
+        if self.test_average and not self.tau:
+            raise ConfigError("test_average needs tau > 0 (with tau 0 the target is a whole copy, not an average); "
+                              "turn test_average off or set tau.", "test_average")

@@ -87,7 +87,10 @@ class TurboAgent:
         self.online_layers = self._dense_layers(self.online)
         self.target_layers = self._dense_layers(self.target)
         self.chunk = tf.function(self._chunk, jit_compile=cfg.xla, autograph=False)
-        self.q_values_fn = tf.function(lambda s: self.online(s, training=False), input_signature=[STATES])
+        # The network the test plays and the run saves: the target's averaged weights when asked (measured fewer
+        # lost boards than the online net's last, noisier step: docs/performance.md), else the online net.
+        self.played = self.target if cfg.test_average else self.online
+        self.q_values_fn = tf.function(lambda s: self.played(s, training=False), input_signature=[STATES])
 
     @staticmethod
     def _dense_layers(model: keras.Model) -> list[tuple[tf.Variable, tf.Variable]]:
@@ -152,17 +155,18 @@ class TurboAgent:
         states = self._noisy(tf.concat([rows[:, 0:4], rows[:, 4:8]], axis=0))  # s1 then s2, fresh noise
         a = rows[:, 8]
         r, done = tf.cast(rows[:, 9], tf.float32), tf.cast(rows[:, 10], tf.float32)
-        q2_target = self._q(self.target_layers, states[b:])
+        s1, s2 = states[:b], states[b:]
+        q2_target = self._q(self.target_layers, s2)
+        if cfg.double:
+            # s2's online pass outside the tape: one pass over s1 and s2 together would backpropagate through
+            # s2's rows too (zeros, still computed), measured a quarter fewer updates a second.
+            a2 = tf.argmax(self._q(self.online_layers, s2), axis=1, output_type=tf.int32)
+            q2 = tf.gather(q2_target, a2, batch_dims=1)
+        else:
+            q2 = tf.reduce_max(q2_target, axis=1)
+        y = r + cfg.gamma * (1.0 - done) * q2
         with tf.GradientTape() as tape:
-            # One online pass over s1 and s2 together; only the s1 half reaches the loss's gradient.
-            q_online = self._q(self.online_layers, states)
-            q1 = tf.gather(q_online[:b], a, batch_dims=1)
-            if cfg.double:
-                a2 = tf.argmax(q_online[b:], axis=1, output_type=tf.int32)
-                q2 = tf.gather(q2_target, a2, batch_dims=1)
-            else:
-                q2 = tf.reduce_max(q2_target, axis=1)
-            y = tf.stop_gradient(r + cfg.gamma * (1.0 - done) * q2)
+            q1 = tf.gather(self._q(self.online_layers, s1), a, batch_dims=1)
             loss = tf.reduce_mean(tf.square(q1 - y))
         grads = tape.gradient(loss, self.online.trainable_variables)
         self.optimizer.apply(grads)
