@@ -28,8 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 BOOK_HYPERPARAMETERS = {"hidden1": 150, "hidden2": 100, "lr": 1e-3, "eps-start": 0.3, "eps-end": 0.3, "batch": 200,
                         "memory": 1000, "tau": 0, "test-average": "false", "sync": 500, "noise": 0.01, "updates": 1,
-                        "double": "false",
-                        "pit-ends": "false"}
+                        "double": "false", "pit-ends": "false"}
 
 
 def rlcore_dqn(flags: dict, home: str | None = None) -> dict:

@@ -95,27 +95,19 @@ MIGRATIONS: list[Any] = [
 
 def _upgrade_configs(db: sqlite3.Connection, version: int) -> None:
     """Stored configs in the form the workloads read today: each workload says how its configs changed at this
-    store version (``Workload.upgrades``); kinds no workload of this lab has are kept as they are."""
-    for run_id, kind, text in db.execute("SELECT id, kind, config FROM runs").fetchall():
-        upgrade = WORKLOADS.get(kind).upgrades.get(version) if WORKLOADS.has(kind) else None
-        try:
-            config = json.loads(text)
-        except (ValueError, TypeError):
-            continue  # a hand-damaged row stays as it is (it reads as damaged)
-        if upgrade is not None and isinstance(config, dict):
-            db.execute("UPDATE runs SET config = ? WHERE id = ?", (json.dumps(upgrade(config)), run_id))
-    # A sweep's fixed values too, so members it adds later (more seeds) run as its first ones did. From store
-    # version 12 on (the upgrades before it were written for whole run configs, and left sweeps' bases alone).
-    if version < 12:
-        return
-    for sweep_id, kind, text in db.execute("SELECT id, kind, base FROM sweeps").fetchall():
-        upgrade = WORKLOADS.get(kind).upgrades.get(version) if WORKLOADS.has(kind) else None
-        try:
-            base = json.loads(text)
-        except (ValueError, TypeError):
-            continue
-        if upgrade is not None and isinstance(base, dict):
-            db.execute("UPDATE sweeps SET base = ? WHERE id = ?", (json.dumps(upgrade(base)), sweep_id))
+    store version (``Workload.upgrades``); kinds no workload of this lab has are kept as they are. From store
+    version 12 on a sweep's fixed values too, so members it adds later (more seeds) run as its first ones did (the
+    upgrades before it were written for whole run configs, and left sweeps' bases alone)."""
+    stored = [("runs", "config")] + ([("sweeps", "base")] if version >= 12 else [])
+    for table, column in stored:
+        for row_id, kind, text in db.execute(f"SELECT id, kind, {column} FROM {table}").fetchall():
+            upgrade = WORKLOADS.get(kind).upgrades.get(version) if WORKLOADS.has(kind) else None
+            try:
+                config = json.loads(text)
+            except (ValueError, TypeError):
+                continue  # a hand-damaged row stays as it is (it reads as damaged)
+            if upgrade is not None and isinstance(config, dict):
+                db.execute(f"UPDATE {table} SET {column} = ? WHERE id = ?", (json.dumps(upgrade(config)), row_id))
 
 
 def _migrate_v4_store_id(db: sqlite3.Connection) -> None:
