@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rlcore.tracking import waits
 from rlcore.tracking.hooks import CallSite, Instruments, Patches
 from rlcore.tracking.machine import PROFILE_DIR_ENV  # where this process keeps a capture (CLI, worker, Ray task)
 
@@ -73,6 +74,7 @@ class ProfileWindow:
         self._t0 = 0.0
         self._trace: Any = None
         self._cpu_from = 0.0
+        self._waited_from: int | None = None
         self.cpu_seconds, self.markers = 0.0, 0
         self._yielding = Patches()
         self.instruments = Instruments()
@@ -128,6 +130,7 @@ class ProfileWindow:
         self._trace = tf.profiler.experimental.Trace(STEP_MARKER, step_num=self.captured, _r=1)
         self._trace.__enter__()
         self._cpu_from = time.process_time()
+        self._waited_from = waits.waited()
         return True
 
     def end(self, units: int = 1, counted: int | None = None) -> bool:
@@ -146,6 +149,9 @@ class ProfileWindow:
             return False
         self.cpu_seconds += time.process_time() - self._cpu_from
         self.markers += 1
+        waited = waits.waited()
+        if waited is not None and self._waited_from is not None:
+            trace.set_metadata(**{waits.WAITED: waited - self._waited_from})
         trace.__exit__(None, None, None)
         self.captured += units if counted is None else counted
         self.excluded_steps += units

@@ -16,6 +16,10 @@ from rlcore.tracking.capture import Captured
 from rlcore.tracking.causes import RULES
 from rlcore.tracking.facts import StepFacts
 
+# Of the step, the training thread's wait for a core from which the reading says the machine distorted it: quiet,
+# the naive port's thread waited 0.1% of its step; beside a test suite on 2 cores, 63-75%.
+WAITED_SHARE = 0.25
+
 
 def profile(captured: Captured, *, compile_seconds: float = 0.0, train_seconds: float = 0.0,
             steps_per_marker: int = 1, facts: Mapping[str, Any] | None = None) -> Profile:
@@ -60,6 +64,13 @@ def of_numbers(numbers: xplane.StepNumbers, captured: Captured, *, facts: StepFa
                      f"took {numbers.held_ratio:.2f}x{'' if one else ' or more'} the median time of the same work's "
                      f"steps; {'it is' if one else 'they are'} left out of the reading "
                      f"({count_text(numbers.read_steps, 'step')} of {numbers.steps:,} read).")
+    waited = getattr(numbers, "waited_seconds", 0.0)
+    if numbers.step_seconds > 0 and waited >= WAITED_SHARE * numbers.step_seconds:
+        notes.append(f"The machine was busy with other work: the training thread waited for a core "
+                     f"{seconds_text(waited / k)} of each {seconds_text(numbers.step_seconds / k)} step "
+                     f"({waited / numbers.step_seconds:.0%}). That wait falls unevenly on the parts below (Python on "
+                     f"the training thread waits most, a call that sleeps on TensorFlow's threads least), so their "
+                     f"order is less sure than on a quiet machine: profile again with less beside it to be sure.")
     # One reading: the verdict is the costliest cause in the code's words (TensorFlow's own counts stand beside it as
     # numbers, never as a second verdict that could contradict it).
     verdict = found[0].cause if found else op_reading.decide(numbers, compile_seconds, train_seconds)
