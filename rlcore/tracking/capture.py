@@ -61,8 +61,12 @@ class ProfileWindow:
     throughput the steps and seconds for which ``excluding`` was true (``excluded_steps``, ``excluded_seconds``,
     counted in the loop's own units)."""
 
-    def __init__(self, steps: int, logdir: str | Path | None, start: int = 1, where_steps: int = WHERE_STEPS) -> None:
+    def __init__(self, steps: int, logdir: str | Path | None, start: int = 1, where_steps: int = WHERE_STEPS,
+                 *, temporary: bool = False) -> None:
+        # ``temporary``: no folder given; one is made when the profiler starts (a window that never opens, a run
+        # shorter than its start, leaves no empty folder behind in /tmp)
         self.wanted, self.logdir, self.start = steps, Path(logdir) if logdir else None, start
+        self._temporary = temporary and self.logdir is None
         self.where_steps = where_steps
         self.seen = self.captured = self.located = 0
         self.capturing = self.locating = False
@@ -107,7 +111,7 @@ class ProfileWindow:
 
     @property
     def active(self) -> bool:
-        return self.wanted > 0 and self.logdir is not None
+        return self.wanted > 0 and (self.logdir is not None or self._temporary)
 
     @property
     def pending(self) -> bool:
@@ -174,6 +178,8 @@ class ProfileWindow:
         import tensorflow as tf
 
         self._t0 = time.perf_counter()
+        if self.logdir is None:
+            self.logdir = Path(tempfile.mkdtemp(prefix="rlcore-profile-"))
         try:
             tf.profiler.experimental.start(str(self.logdir), options=tf.profiler.experimental.ProfilerOptions(
                 host_tracer_level=3, python_tracer_level=0, device_tracer_level=1))
@@ -321,5 +327,5 @@ def window(steps: int, start: int = 1, logdir: str | Path | None = None) -> Prof
     if steps <= 0:
         return NoWindow()
     if logdir is None:
-        logdir = os.environ.get(PROFILE_DIR_ENV) or tempfile.mkdtemp(prefix="rlcore-profile-")
-    return ProfileWindow(steps, logdir, start)
+        logdir = os.environ.get(PROFILE_DIR_ENV) or None
+    return ProfileWindow(steps, logdir, start, temporary=logdir is None)

@@ -373,3 +373,23 @@ def test_once_the_window_is_done_a_script_s_steps_take_the_one_read_path_and_cou
     after = [r for r in reporter.records if r.step >= 20 - len(quick)]  # made by the one-read path
     assert len(after) == len(quick)
     assert [r.metrics[reporting.LOSS] for r in after] == pytest.approx([losses[r.step - 1] for r in after])
+
+
+def test_a_window_without_a_folder_makes_its_temporary_one_only_when_the_profiler_starts(tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.delenv(PROFILE_DIR_ENV, raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    x = tf.ones((4, 4))
+    never = capture.window(2, start=100)  # a run shorter than the window's start
+    for _ in range(3):
+        with never.step():
+            tf.matmul(x, x)
+    assert never.result().path is None and list(tmp_path.iterdir()) == []
+    opened = capture.window(2, start=0)
+    for _ in range(3):
+        with opened.step():
+            tf.matmul(x, x)
+    made = list(tmp_path.iterdir())
+    assert len(made) == 1 and made[0].name.startswith("rlcore-profile-")
+    assert opened.result().path.is_relative_to(made[0])
