@@ -42,7 +42,7 @@ def panel(store: Store, run: Run) -> None:
     else:
         st.info(fmt.md(profile_text.sentence(profile), 600), icon=":material/troubleshoot:")
     for note in profile.notes:  # a plug-in rule left out: said where the causes are, the rest stands
-        st.warning(fmt.md(note, 300), icon=":material/extension_off:")
+        st.warning(fmt.md(note, 600), icon=":material/extension_off:")  # the lab's own run to ~400
     numbers = views.profile_numbers(profile)
     for box, (label, text) in zip(st.columns(len(numbers)), numbers, strict=True):
         box.metric(label, text)

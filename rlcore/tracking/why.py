@@ -64,13 +64,13 @@ def of_numbers(numbers: xplane.StepNumbers, captured: Captured, *, facts: StepFa
                      f"took {numbers.held_ratio:.2f}x{'' if one else ' or more'} the median time of the same work's "
                      f"steps; {'it is' if one else 'they are'} left out of the reading "
                      f"({count_text(numbers.read_steps, 'step')} of {numbers.steps:,} read).")
-    waited = getattr(numbers, "waited_seconds", 0.0)
-    if numbers.step_seconds > 0 and waited >= WAITED_SHARE * numbers.step_seconds:
+    wall = numbers.step_seconds + numbers.stalled_seconds  # the stalls left out of the step were waits too
+    waited = min(getattr(numbers, "waited_seconds", 0.0), wall)
+    if wall > 0 and waited >= WAITED_SHARE * wall:
         notes.append(f"The machine was busy with other work: the training thread waited for a core "
-                     f"{seconds_text(waited / k)} of each {seconds_text(numbers.step_seconds / k)} step "
-                     f"({waited / numbers.step_seconds:.0%}). That wait falls unevenly on the parts below (Python on "
-                     f"the training thread waits most, a call that sleeps on TensorFlow's threads least), so their "
-                     f"order is less sure than on a quiet machine: profile again with less beside it to be sure.")
+                     f"{seconds_text(waited / k)} a step, {waited / wall:.0%} of its wall time. That wait falls "
+                     f"unevenly on the parts below (Python on the training thread waits most, a call that sleeps on "
+                     f"TensorFlow's threads least), so their order is less sure than on a quiet machine.")
     # One reading: the verdict is the costliest cause in the code's words (TensorFlow's own counts stand beside it as
     # numbers, never as a second verdict that could contradict it).
     verdict = found[0].cause if found else op_reading.decide(numbers, compile_seconds, train_seconds)
